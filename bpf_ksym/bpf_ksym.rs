@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The BPF ksym registry: which kernel address belongs to which BPF program, trampoline or
+//! dispatcher.
+//!
+//! C headers: [`include/linux/bpf.h`](srctree/include/linux/bpf.h),
+//! [`include/linux/filter.h`](srctree/include/linux/filter.h),
+//! [`include/linux/extable.h`](srctree/include/linux/extable.h)
+//!
+//! This replaces the registry of `kernel/bpf/core.c` when `CONFIG_BPF_KSYM_RUST=y`. The pieces:
+//!
+//! - [`ksym`]: [`ksym::Ksym`], a `struct bpf_ksym` as the registry sees it, and its order.
+//! - [`registry`]: the latch tree (by address, lock-free readers) and the RCU list (insertion
+//!   order, for `/proc/kallsyms`), and the lock that serializes writers.
+//! - [`prog_name`]: `bpf_prog_<tag>[_<name>]`.
+//! - [`exports`]: the functions C calls, with the signatures of the C headers.
+//!
+//! See `Documentation/bpf/bpf_ksym.rst`.
+
+mod exports;
+mod ksym;
+mod prog_name;
+mod registry;
+
+#[cfg(CONFIG_BPF_KSYM_KUNIT_TEST)]
+mod tests;

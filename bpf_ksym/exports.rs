@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The functions C calls. Each has the signature of its C prototype, checked by `#[export]`.
+//!
+//! Lookups (`is_bpf_text_address`, `bpf_address_lookup`, ...) may run in any context, NMI
+//! included: they take only the RCU read lock. Writers (`bpf_ksym_add`, `bpf_ksym_del`, ...)
+//! run in process or softirq context.
+
+use crate::{ksym::Ksym, prog_name, registry};
+use kernel::{
+    bindings,
+    ffi::{c_char, c_int, c_uint, c_ulong},
+    prelude::*,
+    sync::rcu,
+};
+
+/// `BPF_SYM_ELF_TYPE` of `include/linux/filter.h`: BPF code is local text.
+const BPF_SYM_ELF_TYPE: c_char = b't' as c_char;
+
+/// Readies the registry at boot.
+///
+/// # Safety
+///
+/// Called once, from the pure initcall in `kernel/bpf/core.c`, before any BPF symbol exists.
+#[export]
+pub unsafe extern "C" fn bpf_ksym_init() -> c_int {
+    // SAFETY: Called once, before anything else, per the safety requirements.
+    unsafe { registry::init() };
+    0
+}
+
+/// Registers a trampoline, dispatcher or program symbol.
+///
+/// # Safety
+///
+/// `ksym` is valid, filled in, has an empty `lnode`, and stays valid until [`bpf_ksym_del`] and
+/// an RCU grace period after it.
+#[export]
+pub unsafe extern "C" fn bpf_ksym_add(ksym: *mut bindings::bpf_ksym) {
+    // SAFETY: Per the safety requirements.
+    unsafe { registry::add(Ksym::from_raw(ksym)) };
+}
+
+/// Unregisters a symbol; a no-op for one that was never added.
+///
+/// # Safety
+///
+/// `ksym` is valid and its `lnode` was initialised.
+#[export]
+pub unsafe extern "C" fn bpf_ksym_del(ksym: *mut bindings::bpf_ksym) {
+    // SAFETY: Per the safety requirements.
+    unsafe { registry::del(Ksym::from_raw(ksym)) };
+}
+
+/// Whether `fp` gets a symbol at all: JIT-compiled eBPF, not a converted classic filter.
+///
+/// # Safety
+///
+/// `fp` is a valid program.
+unsafe fn kallsyms_candidate(fp: *mut bindings::bpf_prog) -> bool {
+    // SAFETY: `fp` is valid, per the safety requirements.
+    unsafe { (*fp).jited() != 0 && !bindings::bpf_prog_was_classic(fp) }
+}
+
+/// Registers a program (or subprogram) under `bpf_prog_<tag>[_<name>]`.
+///
+/// # Safety
+///
+/// `fp` is a valid program that stays valid until [`bpf_prog_kallsyms_del`] and a grace period.
+#[export]
+pub unsafe extern "C" fn bpf_prog_kallsyms_add(fp: *mut bindings::bpf_prog) {
+    // SAFETY: `fp` and its `aux` are valid, per the safety requirements.
+    let (prog, aux) = unsafe { (&*fp, &mut *(*fp).aux) };
+    // SAFETY: As above; `token` is NULL or a valid token.
+    if !unsafe { kallsyms_candidate(fp) }
+        || !unsafe { bindings::bpf_token_capable(aux.token, bindings::CAP_BPF as c_int) }
+    {
+        return;
+    }
+    // `bpf_func` is the JIT image, as for every candidate.
+    let start = prog.bpf_func.map_or(0, |f| f as usize);
+    aux.ksym.start = start;
+    aux.ksym.end = start + prog.jited_len as usize;
+    // SAFETY: The program is valid and its ksym is not registered yet.
+    unsafe { prog_name::set(prog) };
+    aux.ksym.prog = true;
+    // SAFETY: `aux.ksym` is filled in and lives as long as the program, per the requirements.
+    unsafe { registry::add(Ksym::from_raw(&raw mut aux.ksym)) };
+}
+
+/// Unregisters a program added by [`bpf_prog_kallsyms_add`].
+///
+/// # Safety
+///
+/// `fp` is a valid program.
+#[export]
+pub unsafe extern "C" fn bpf_prog_kallsyms_del(fp: *mut bindings::bpf_prog) {
+    // SAFETY: `fp` is valid, per the safety requirements.
+    if !unsafe { kallsyms_candidate(fp) } {
+        return;
+    }
+    // SAFETY: `aux` is valid, and its `ksym.lnode` initialised at allocation.
+    unsafe { registry::del(Ksym::from_raw(&raw mut (*(*fp).aux).ksym)) };
+}
+
+/// Whether `addr` is inside (or just past) JIT-compiled BPF code.
+///
+/// # Safety
+///
+/// Always safe to call, from any context.
+#[export]
+pub unsafe extern "C" fn is_bpf_text_address(addr: c_ulong) -> bool {
+    let rcu = rcu::read_lock();
+    registry::find(addr, &rcu).is_some()
+}
+
+/// Names the BPF symbol that holds `addr`: writes its name into `sym` (`KSYM_NAME_LEN` bytes),
+/// and its size and `addr`'s offset into it. Returns the name's length, or 0 if none holds it.
+///
+/// # Safety
+///
+/// `sym` is valid for `KSYM_NAME_LEN` bytes; `size` and `off` are NULL or valid.
+#[export]
+pub unsafe extern "C" fn bpf_address_lookup(
+    addr: c_ulong,
+    size: *mut c_ulong,
+    off: *mut c_ulong,
+    sym: *mut c_char,
+) -> c_int {
+    let rcu = rcu::read_lock();
+    let Some(ksym) = registry::find(addr, &rcu) else {
+        return 0;
+    };
+    let name = ksym.name();
+    // SAFETY: `sym` holds `KSYM_NAME_LEN` bytes and `name` is shorter than that.
+    unsafe {
+        core::ptr::copy_nonoverlapping(name.as_ptr(), sym.cast::<u8>(), name.len());
+        *sym.add(name.len()) = 0;
+    }
+    if !size.is_null() {
+        // SAFETY: `size` is valid, per the safety requirements.
+        unsafe { *size = ksym.end() - ksym.start() };
+    }
+    if !off.is_null() {
+        // SAFETY: `off` is valid, per the safety requirements.
+        unsafe { *off = addr - ksym.start() };
+    }
+    name.len() as c_int
+}
+
+/// The program whose JIT image holds `addr`, or NULL. Trampolines and dispatchers are not
+/// programs.
+///
+/// # Safety
+///
+/// The caller holds the RCU read lock for as long as it uses the result.
+#[export]
+pub unsafe extern "C" fn bpf_prog_ksym_find(addr: c_ulong) -> *mut bindings::bpf_prog {
+    let rcu = rcu::read_lock();
+    match registry::find(addr, &rcu) {
+        // SAFETY: A `prog` ksym is the `ksym` field of a `bpf_prog_aux`, per its owner.
+        Some(ksym) if ksym.is_prog() => unsafe {
+            (*kernel::container_of!(ksym.as_raw(), bindings::bpf_prog_aux, ksym)).prog
+        },
+        _ => core::ptr::null_mut(),
+    }
+}
+
+/// Whether the JIT image holding `ip` has set up its frame pointer at `ip`, for the unwinder.
+///
+/// # Safety
+///
+/// Always safe to call, from any context.
+#[export]
+pub unsafe extern "C" fn bpf_has_frame_pointer(ip: c_ulong) -> bool {
+    let rcu = rcu::read_lock();
+    registry::find(ip, &rcu).is_some_and(|ksym| ksym.has_frame_pointer_at(ip))
+}
+
+/// The exception table entry of the program instruction at `addr`, or NULL.
+///
+/// # Safety
+///
+/// Always safe to call, from any context.
+#[export]
+pub unsafe extern "C" fn search_bpf_extables(
+    addr: c_ulong,
+) -> *const bindings::exception_table_entry {
+    let _rcu = rcu::read_lock();
+    // SAFETY: The RCU read lock is held while the program is used.
+    let prog = unsafe { bpf_prog_ksym_find(addr) };
+    if prog.is_null() {
+        return core::ptr::null();
+    }
+    // SAFETY: `prog` and its `aux` stay valid while the RCU read lock is held.
+    let aux = unsafe { &*(*prog).aux };
+    if aux.num_exentries == 0 {
+        return core::ptr::null();
+    }
+    // SAFETY: `extable` holds `num_exentries` sorted entries.
+    unsafe { bindings::search_extable(aux.extable, aux.num_exentries as usize, addr) }
+}
+
+/// The `symnum`-th BPF symbol in insertion order, for `/proc/kallsyms`: its address, type and
+/// name (`KSYM_NAME_LEN` bytes). Returns `-ERANGE` past the last one, or when BPF symbols are
+/// hidden (`bpf_jit_kallsyms` off, or hardening on).
+///
+/// # Safety
+///
+/// `value`, `type_` and `sym` are valid; `sym` for `KSYM_NAME_LEN` bytes.
+#[export]
+pub unsafe extern "C" fn bpf_get_kallsym(
+    symnum: c_uint,
+    value: *mut c_ulong,
+    type_: *mut c_char,
+    sym: *mut c_char,
+) -> c_int {
+    // SAFETY: Reads two sysctl integers.
+    if !unsafe { bindings::bpf_jit_kallsyms_enabled() } {
+        return -(bindings::ERANGE as c_int);
+    }
+    let rcu = rcu::read_lock();
+    let Some(ksym) = registry::iter(&rcu).nth(symnum as usize) else {
+        return -(bindings::ERANGE as c_int);
+    };
+    let name = ksym.name();
+    // SAFETY: The pointers are valid, per the safety requirements; `name` is shorter than
+    // `KSYM_NAME_LEN`.
+    unsafe {
+        core::ptr::copy_nonoverlapping(name.as_ptr(), sym.cast::<u8>(), name.len());
+        *sym.add(name.len()) = 0;
+        *value = ksym.start();
+        *type_ = BPF_SYM_ELF_TYPE;
+    }
+    0
+}

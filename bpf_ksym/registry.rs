@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The registry: every live BPF symbol, by address and in insertion order.
+//!
+//! - [`TREE`]: a latch tree by address. Readers ([`find`]) never block and may run in NMI.
+//! - [`LIST`]: an RCU list in insertion order, walked for `/proc/kallsyms`.
+//! - [`WRITER`]: serializes [`add`] and [`del`]. It disables interrupts, since symbols are
+//!   removed from softirq context (RCU callbacks that free programs); C used `spin_lock_bh()`.
+
+use crate::ksym::Ksym;
+use kernel::{
+    bindings,
+    prelude::*,
+    rbtree_latch::LatchTree,
+    sync::{global_lock, rcu},
+    types::Opaque,
+    warn_on, //
+};
+
+static TREE: LatchTree<Ksym> = LatchTree::new();
+
+/// The list head; empty means pointing to itself, as `LIST_HEAD()` does in C.
+#[repr(transparent)]
+struct ListHead(Opaque<bindings::list_head>);
+
+// SAFETY: The list is changed only under `WRITER` and read under RCU.
+unsafe impl Sync for ListHead {}
+
+static LIST: ListHead = ListHead(Opaque::new(bindings::list_head {
+    next: (&raw const LIST).cast::<bindings::list_head>().cast_mut(),
+    prev: (&raw const LIST).cast::<bindings::list_head>().cast_mut(),
+}));
+
+global_lock! {
+    // SAFETY: Initialized by `init()`, which runs in a pure initcall, before any BPF symbol can
+    // be added.
+    unsafe(uninit) static WRITER: SpinLockIrq<()> = ();
+}
+
+/// Readies the registry; called once, early at boot.
+///
+/// # Safety
+///
+/// Must be called exactly once, before any other function of this module.
+pub(crate) unsafe fn init() {
+    // SAFETY: Called once, before any use of the lock, per the safety requirements.
+    unsafe { WRITER.init() };
+}
+
+/// Registers `ksym`.
+///
+/// # Safety
+///
+/// `ksym` is not registered, and stays valid until it is removed with [`del`] and an RCU grace
+/// period has elapsed.
+pub(crate) unsafe fn add(ksym: &Ksym) {
+    let _writer = WRITER.lock();
+    let lnode = ksym.lnode();
+    // SAFETY: `lnode` is valid; its owner initialised it with `INIT_LIST_HEAD()`.
+    if warn_on!(unsafe { (*lnode).next } != lnode) {
+        return;
+    }
+    // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the
+    // safety requirements.
+    unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
+    // SAFETY: The writer lock serializes tree writers; `ksym` lives long enough.
+    unsafe { TREE.insert(ksym) };
+}
+
+/// Unregisters `ksym` if it is registered. Readers may see it until a grace period has passed.
+///
+/// # Safety
+///
+/// `ksym` was initialised with `INIT_LIST_HEAD()` on its `lnode`, and was not removed before
+/// without being added again.
+pub(crate) unsafe fn del(ksym: &Ksym) {
+    let _writer = WRITER.lock();
+    let lnode = ksym.lnode();
+    // SAFETY: `lnode` is valid; an empty list node means `ksym` was never added.
+    if unsafe { (*lnode).next } == lnode {
+        return;
+    }
+    // SAFETY: The writer lock is held and `ksym` is registered.
+    unsafe { TREE.erase(ksym) };
+    // SAFETY: As above; `list_del_rcu()` leaves `next` intact for concurrent readers.
+    unsafe { bindings::list_del_rcu(lnode) };
+}
+
+/// The symbol whose `[start, end]` holds `addr`, if any.
+#[inline]
+pub(crate) fn find<'a>(addr: usize, rcu: &'a rcu::Guard) -> Option<&'a Ksym> {
+    TREE.find(&addr, rcu)
+}
+
+/// Iterates over the symbols in insertion order.
+pub(crate) fn iter(_rcu: &rcu::Guard) -> impl Iterator<Item = &Ksym> {
+    let head = LIST.0.get();
+    // SAFETY: `head` is valid; racing with writers, hence volatile, as `rcu_dereference()`.
+    let mut pos = unsafe { core::ptr::read_volatile(&raw const (*head).next) };
+    core::iter::from_fn(move || {
+        if pos == head {
+            return None;
+        }
+        // SAFETY: `pos` was reached from the list under RCU: it is the `lnode` of a symbol that
+        // stays valid until the caller's RCU read section ends.
+        let ksym = unsafe { Ksym::from_lnode(pos) };
+        // SAFETY: As above; `next` stays valid even after `list_del_rcu()`.
+        pos = unsafe { core::ptr::read_volatile(&raw const (*pos).next) };
+        Some(ksym)
+    })
+}

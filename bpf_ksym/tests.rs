@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! KUnit tests of the registry through the functions C calls.
+//!
+//! They register synthetic symbols whose addresses lie inside a buffer the test owns, so they
+//! cannot collide with real programs, and remove them before returning.
+
+use crate::exports::*;
+use kernel::{bindings, ffi::c_ulong, prelude::*};
+
+/// A synthetic `struct bpf_ksym`.
+struct TestSym(KBox<bindings::bpf_ksym>);
+
+impl TestSym {
+    fn new(start: usize, len: usize, name: &[u8]) -> Result<Self> {
+        // SAFETY: All zeroes is a valid `bpf_ksym`.
+        let mut k = KBox::new(unsafe { core::mem::zeroed::<bindings::bpf_ksym>() }, GFP_KERNEL)?;
+        k.start = start;
+        k.end = start + len;
+        for (d, s) in k.name.iter_mut().zip(name) {
+            *d = *s as _;
+        }
+        // SAFETY: `lnode` is valid.
+        unsafe { bindings::INIT_LIST_HEAD(&raw mut k.lnode) };
+        Ok(Self(k))
+    }
+
+    fn raw(&mut self) -> *mut bindings::bpf_ksym {
+        &raw mut *self.0
+    }
+}
+
+fn lookup(addr: usize) -> Option<(KVec<u8>, c_ulong, c_ulong)> {
+    let mut name = KVec::from_elem(0u8, bindings::KSYM_NAME_LEN as usize, GFP_KERNEL).ok()?;
+    let (mut size, mut off) = (0, 0);
+    // SAFETY: `name` holds `KSYM_NAME_LEN` bytes.
+    let len = unsafe { bpf_address_lookup(addr, &mut size, &mut off, name.as_mut_ptr().cast()) };
+    if len == 0 {
+        return None;
+    }
+    name.truncate(len as usize);
+    Some((name, size, off))
+}
+
+/// Names of the registered symbols in list order, as `/proc/kallsyms` shows them.
+fn listed() -> Result<KVec<KVec<u8>>> {
+    let mut out = KVec::new();
+    let mut name = KVec::from_elem(0u8, bindings::KSYM_NAME_LEN as usize, GFP_KERNEL)?;
+    for i in 0.. {
+        let (mut value, mut ty) = (0, 0);
+        // SAFETY: All pointers are valid; `name` holds `KSYM_NAME_LEN` bytes.
+        if unsafe { bpf_get_kallsym(i, &mut value, &mut ty, name.as_mut_ptr().cast()) } != 0 {
+            break;
+        }
+        let len = name.iter().position(|&b| b == 0).unwrap_or(0);
+        let mut n = KVec::new();
+        n.extend_from_slice(&name[..len], GFP_KERNEL)?;
+        out.push(n, GFP_KERNEL)?;
+    }
+    Ok(out)
+}
+
+#[kunit_tests(bpf_ksym)]
+mod cases {
+    use super::*;
+
+    /// A range no real program can use: the test's own heap buffer.
+    fn arena(len: usize) -> Result<(KVec<u8>, usize)> {
+        let v = KVec::from_elem(0u8, len, GFP_KERNEL)?;
+        let base = v.as_ptr() as usize;
+        Ok((v, base))
+    }
+
+    #[test]
+    fn add_find_del_with_boundaries() -> Result {
+        let (_arena, base) = arena(0x400)?;
+        let mut s = TestSym::new(base + 0x100, 0x80, b"bpf_prog_kunit_a")?;
+        // SAFETY: `s` stays valid until after it is deleted and a grace period passed.
+        unsafe { bpf_ksym_add(s.raw()) };
+
+        let start = base + 0x100;
+        let end = start + 0x80;
+        // SAFETY: Always safe.
+        let text = |a| unsafe { is_bpf_text_address(a) };
+        assert!(!text(start - 1));
+        assert!(text(start));
+        assert!(text(end - 1));
+        // End-inclusive: a return address just past a final call belongs to the program.
+        assert!(text(end));
+        assert!(!text(end + 1));
+
+        let (name, size, off) = lookup(end).ok_or(EINVAL)?;
+        assert_eq!(&name[..], b"bpf_prog_kunit_a");
+        assert_eq!(size, 0x80);
+        assert_eq!(off, 0x80);
+        assert!(lookup(start - 1).is_none());
+        // A synthetic symbol is no program.
+        // SAFETY: Only compared with NULL.
+        assert!(unsafe { bpf_prog_ksym_find(start) }.is_null());
+
+        // SAFETY: `s` was added above.
+        unsafe { bpf_ksym_del(s.raw()) };
+        assert!(!text(start));
+        // Deleting again is a no-op for a symbol whose list node was re-initialised.
+        // SAFETY: `lnode` is valid and not on a list.
+        unsafe { bindings::INIT_LIST_HEAD(&raw mut (*s.raw()).lnode) };
+        // SAFETY: As above.
+        unsafe { bpf_ksym_del(s.raw()) };
+        // SAFETY: Always safe; readers of `s` are gone before it is freed.
+        unsafe { bindings::synchronize_rcu() };
+        Ok(())
+    }
+
+    #[test]
+    fn many_symbols_and_list_order() -> Result {
+        const N: usize = 300;
+        let (_arena, base) = arena(N * 0x40)?;
+        let mut syms = KVec::with_capacity(N, GFP_KERNEL)?;
+        // Registered in scrambled address order; the list must keep insertion order.
+        for i in 0..N {
+            let slot = (i * 7) % N;
+            let mut name = KVec::new();
+            name.extend_from_slice(b"kunit_sym_", GFP_KERNEL)?;
+            for d in [slot / 100, (slot / 10) % 10, slot % 10] {
+                name.push(b'0' + d as u8, GFP_KERNEL)?;
+            }
+            syms.push(TestSym::new(base + slot * 0x40, 0x20, &name)?, GFP_KERNEL)?;
+        }
+        for s in syms.iter_mut() {
+            // SAFETY: Each stays valid until deleted below and a grace period passed.
+            unsafe { bpf_ksym_add(s.raw()) };
+        }
+        for slot in 0..N {
+            let (name, _, off) = lookup(base + slot * 0x40 + 5).ok_or(EINVAL)?;
+            assert_eq!(off, 5);
+            assert_eq!(name[name.len() - 1], b'0' + (slot % 10) as u8);
+            // Between two symbols there is nothing.
+            // SAFETY: Always safe.
+            assert!(!unsafe { is_bpf_text_address(base + slot * 0x40 + 0x30) });
+        }
+        // The test's symbols appear in insertion order, consecutively.
+        let all = listed()?;
+        let first = all.iter().position(|n| n.starts_with(b"kunit_sym_")).ok_or(EINVAL)?;
+        for (i, s) in syms.iter().enumerate() {
+            let got = &all[first + i];
+            let want = &s.0.name;
+            assert!(want[got.len()] == 0 && got.iter().zip(want).all(|(g, w)| *g == *w as u8));
+        }
+        for s in syms.iter_mut() {
+            // SAFETY: Added above.
+            unsafe { bpf_ksym_del(s.raw()) };
+        }
+        assert!(!listed()?.iter().any(|n| n.starts_with(b"kunit_sym_")));
+        // SAFETY: Always safe.
+        unsafe { bindings::synchronize_rcu() };
+        Ok(())
+    }
+}

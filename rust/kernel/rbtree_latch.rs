@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Latched red-black trees: ordered lookups that never block and are NMI-safe.
+//!
+//! C header: [`include/linux/rbtree_latch.h`](srctree/include/linux/rbtree_latch.h)
+//!
+//! An RB-tree cannot be read while it is rebalanced, and a seqlock would make a reader that
+//! interrupted the writer (an NMI, say) spin forever. The latch keeps *two* copies of the tree,
+//! linked through two `rb_node`s embedded in every item. A writer modifies copy 0 while readers
+//! are steered to copy 1, then copy 1 while readers use copy 0; a sequence count says which copy
+//! is stable. A reader picks the stable copy, searches it and retries only if the count moved
+//! meanwhile, so there is always one complete tree to read and the reader never waits for a
+//! writer.
+//!
+//! The nodes are intrusive (`struct latch_tree_node` inside the item), so inserting never
+//! allocates, and items are reached from C and Rust alike. The layout is exactly C's, so a
+//! [`LatchTree`] can sit where a `struct latch_tree_root` was.
+
+use crate::{bindings, sync::rcu, types::Opaque};
+use core::{cmp::Ordering, marker::PhantomData, ptr};
+
+/// An item that can be linked into a [`LatchTree`].
+///
+/// # Safety
+///
+/// - [`LatchTreeItem::node`] must return a pointer to a `struct latch_tree_node` embedded in the
+///   item, the same one every time, and [`LatchTreeItem::from_node`] must be its inverse.
+/// - [`LatchTreeItem::less`] and [`LatchTreeItem::compare`] must agree: `item.compare(key of a)`
+///   is [`Ordering::Less`] exactly when `a.less(item)`.
+pub unsafe trait LatchTreeItem {
+    /// What lookups search by, e.g. an address.
+    type Key: ?Sized;
+
+    /// Returns the embedded node of the item at `this`, without dereferencing it.
+    fn node(this: *const Self) -> *mut bindings::latch_tree_node;
+
+    /// Returns the item that embeds `node`.
+    ///
+    /// # Safety
+    ///
+    /// `node` must point to the node embedded in a `Self`, as returned by [`Self::node`].
+    unsafe fn from_node(node: *const bindings::latch_tree_node) -> *const Self;
+
+    /// The order of items in the tree: whether `self` sorts before `other`.
+    fn less(&self, other: &Self) -> bool;
+
+    /// Where `key` lies relative to this item: [`Ordering::Equal`] if the item matches it.
+    fn compare(&self, key: &Self::Key) -> Ordering;
+}
+
+/// A latched RB-tree of intrusive `T` items.
+///
+/// Readers call [`LatchTree::find`] under RCU from any context, NMI included. Writers
+/// ([`LatchTree::insert`], [`LatchTree::erase`]) must be serialized by the caller, usually with a
+/// lock, and must keep an erased item alive until an RCU grace period has passed.
+///
+/// # Invariants
+///
+/// - `root` is a valid `struct latch_tree_root` whose two trees hold the same items.
+/// - Every item linked into the trees is a live `T`, linked through [`LatchTreeItem::node`], and
+///   stays live until it is erased and an RCU grace period has elapsed.
+///
+/// # Examples
+///
+/// ```
+/// use core::cmp::Ordering;
+/// use kernel::{bindings, rbtree_latch::{LatchTree, LatchTreeItem}, sync::rcu, types::Opaque};
+///
+/// struct Range {
+///     start: usize,
+///     end: usize,
+///     node: Opaque<bindings::latch_tree_node>,
+/// }
+///
+/// // SAFETY: `node` and `from_node` are inverses over the `node` field; `less` orders by `start`
+/// // and `compare` finds the range that holds the key, consistent with it.
+/// unsafe impl LatchTreeItem for Range {
+///     type Key = usize;
+///     fn node(this: *const Self) -> *mut bindings::latch_tree_node {
+///         // SAFETY: Only the field address is computed; nothing is read.
+///         unsafe { Opaque::cast_into(&raw const (*this).node) }
+///     }
+///     unsafe fn from_node(node: *const bindings::latch_tree_node) -> *const Self {
+///         // SAFETY: The caller promises `node` is the `node` field of a `Range`.
+///         unsafe { kernel::container_of!(Opaque::cast_from(node).cast_mut(), Self, node) }
+///     }
+///     fn less(&self, other: &Self) -> bool {
+///         self.start < other.start
+///     }
+///     fn compare(&self, key: &usize) -> Ordering {
+///         if *key < self.start {
+///             Ordering::Less
+///         } else if *key >= self.end {
+///             Ordering::Greater
+///         } else {
+///             Ordering::Equal
+///         }
+///     }
+/// }
+///
+/// let tree = LatchTree::<Range>::new();
+/// let a = Range { start: 0x1000, end: 0x1100, node: Opaque::zeroed() };
+/// // SAFETY: Single writer; `a` outlives its membership (erased below before it is dropped).
+/// unsafe { tree.insert(&a) };
+/// {
+///     let guard = rcu::read_lock();
+///     assert_eq!(tree.find(&0x1080, &guard).map(|r| r.start), Some(0x1000));
+///     assert!(tree.find(&0x1100, &guard).is_none());
+/// }
+/// // SAFETY: Single writer, `a` is in the tree, and no reader can still see it after the
+/// // guard above was dropped on this, the only, thread.
+/// unsafe { tree.erase(&a) };
+/// ```
+pub struct LatchTree<T: LatchTreeItem> {
+    root: Opaque<bindings::latch_tree_root>,
+    _items: PhantomData<T>,
+}
+
+// SAFETY: The tree only hands out shared references to `T`, from any thread.
+unsafe impl<T: LatchTreeItem + Sync> Sync for LatchTree<T> {}
+// SAFETY: The tree holds no thread-bound state; items are shared, never moved.
+unsafe impl<T: LatchTreeItem + Sync> Send for LatchTree<T> {}
+
+impl<T: LatchTreeItem> Default for LatchTree<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: LatchTreeItem> LatchTree<T> {
+    /// Creates an empty tree; usable in a `static`.
+    pub const fn new() -> Self {
+        // INVARIANT: All zeroes is an empty `latch_tree_root`: sequence 0, two NULL roots. This is
+        // what C's static zero initialisation of a `struct latch_tree_root` relies on too.
+        Self {
+            root: Opaque::zeroed(),
+            _items: PhantomData,
+        }
+    }
+
+    fn seq(&self) -> *mut bindings::seqcount_latch_t {
+        // SAFETY: Only the field address is computed; `root` is valid by the type invariant.
+        unsafe { &raw mut (*self.root.get()).seq }
+    }
+
+    fn rb_root(&self, idx: usize) -> *mut bindings::rb_root {
+        // SAFETY: Only the field address is computed; `root` is valid by the type invariant.
+        unsafe { &raw mut (*self.root.get()).tree[idx] }
+    }
+
+    /// Returns the `rb_node` of copy `idx` in the item at `item`.
+    fn rb_node(item: *const T, idx: usize) -> *mut bindings::rb_node {
+        // SAFETY: Only the field address is computed from the node `T::node` points at.
+        unsafe { &raw mut (*T::node(item)).node[idx] }
+    }
+
+    /// Returns the item whose copy-`idx` `rb_node` is `node`.
+    ///
+    /// # Safety
+    ///
+    /// `node` must be the copy-`idx` `rb_node` of an item linked into this tree.
+    unsafe fn item(node: *mut bindings::rb_node, idx: usize) -> *const T {
+        // SAFETY: `node` is `node[idx]` of a `latch_tree_node`, per the safety requirements, so
+        // stepping back `idx` elements reaches `node[0]`, the start of that `latch_tree_node`.
+        let ltn = unsafe { node.sub(idx) }.cast::<bindings::latch_tree_node>();
+        // SAFETY: `ltn` is embedded in a `T`, per the safety requirements.
+        unsafe { T::from_node(ltn) }
+    }
+
+    /// Finds the item that matches `key`, without taking any lock.
+    ///
+    /// Callable from any context, NMI included. Which item is returned is unspecified if the
+    /// order is partial and several items match.
+    #[inline]
+    pub fn find<'a>(&'a self, key: &T::Key, _rcu: &'a rcu::Guard) -> Option<&'a T> {
+        loop {
+            // SAFETY: `seq` is a valid `seqcount_latch_t`, by the type invariant.
+            let seq = unsafe { bindings::read_seqcount_latch(self.seq()) };
+            let found = self.find_in((seq & 1) as usize, key);
+            // SAFETY: As above.
+            if unsafe { !bindings::read_seqcount_latch_retry(self.seq(), seq) } {
+                // SAFETY: Items stay live until a grace period after erasure, by the type
+                // invariant, and the caller holds the RCU read lock for `'a`.
+                return found.map(|item| unsafe { &*item });
+            }
+        }
+    }
+
+    /// Searches copy `idx`. The copy may be under modification, in which case the result is
+    /// discarded by the sequence check; the walk itself stays within live items and ends,
+    /// because `rb_insert_color` and `rb_erase` never make a node reachable from itself.
+    #[inline]
+    fn find_in(&self, idx: usize, key: &T::Key) -> Option<*const T> {
+        // SAFETY: `rb_root(idx)` is valid; the read may race with a writer, hence volatile, as
+        // C's `rcu_dereference_raw()`.
+        let mut node = unsafe { ptr::read_volatile(&raw const (*self.rb_root(idx)).rb_node) };
+        while !node.is_null() {
+            // SAFETY: `node` was reached from copy `idx`, so it is the copy-`idx` node of a
+            // linked item.
+            let item = unsafe { Self::item(node, idx) };
+            // SAFETY: Linked items are live for the RCU read section of the caller, and `node`
+            // is one of their nodes.
+            let next = unsafe {
+                match (*item).compare(key) {
+                    Ordering::Less => &raw const (*node).rb_left,
+                    Ordering::Greater => &raw const (*node).rb_right,
+                    Ordering::Equal => return Some(item),
+                }
+            };
+            // SAFETY: `next` points into the live node `node`; racy as above.
+            node = unsafe { ptr::read_volatile(next) };
+        }
+        None
+    }
+
+    /// Links `item` into copy `idx`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`LatchTree::insert`], and readers must currently be steered to the other copy.
+    unsafe fn insert_in(&self, item: &T, idx: usize) {
+        let root = self.rb_root(idx);
+        // SAFETY: `root` is valid; writers are serialized, so nothing else changes it.
+        let mut link = unsafe { &raw mut (*root).rb_node };
+        let mut parent = ptr::null_mut();
+        // SAFETY: `link` always points into the root or a linked node, which the serialized
+        // writer owns.
+        while !unsafe { *link }.is_null() {
+            // SAFETY: As above.
+            parent = unsafe { *link };
+            // SAFETY: `parent` is the copy-`idx` node of a linked, hence live, item.
+            let other = unsafe { &*Self::item(parent, idx) };
+            link = if item.less(other) {
+                // SAFETY: `parent` is a valid node.
+                unsafe { &raw mut (*parent).rb_left }
+            } else {
+                // SAFETY: `parent` is a valid node.
+                unsafe { &raw mut (*parent).rb_right }
+            };
+        }
+        let node = Self::rb_node(item, idx);
+        // SAFETY: `node` belongs to `item`, which is not linked; `parent` and `link` were found
+        // above. `rb_link_node_rcu` publishes `node` only after it is initialised.
+        unsafe { bindings::rb_link_node_rcu(node, parent, link) };
+        // SAFETY: `node` was just linked into `root`.
+        unsafe { bindings::rb_insert_color(node, root) };
+    }
+
+    /// Inserts `item` into both copies.
+    ///
+    /// # Safety
+    ///
+    /// - Calls to [`LatchTree::insert`] and [`LatchTree::erase`] are serialized.
+    /// - `item` is not in the tree, and stays live until it is erased and an RCU grace period
+    ///   has elapsed.
+    pub unsafe fn insert(&self, item: &T) {
+        // SAFETY: `seq` is valid; the caller serializes writers.
+        unsafe { bindings::write_seqcount_latch_begin(self.seq()) };
+        // SAFETY: Readers now use copy 1.
+        unsafe { self.insert_in(item, 0) };
+        // SAFETY: As above.
+        unsafe { bindings::write_seqcount_latch(self.seq()) };
+        // SAFETY: Readers now use copy 0, which holds `item` already.
+        unsafe { self.insert_in(item, 1) };
+        // SAFETY: As above.
+        unsafe { bindings::write_seqcount_latch_end(self.seq()) };
+        // INVARIANT: Both copies hold `item`, which the caller keeps live.
+    }
+
+    /// Removes `item` from both copies.
+    ///
+    /// Readers may still see `item` until an RCU grace period has elapsed.
+    ///
+    /// # Safety
+    ///
+    /// - Calls to [`LatchTree::insert`] and [`LatchTree::erase`] are serialized.
+    /// - `item` is in the tree.
+    pub unsafe fn erase(&self, item: &T) {
+        // SAFETY: `seq` is valid; the caller serializes writers.
+        unsafe { bindings::write_seqcount_latch_begin(self.seq()) };
+        // SAFETY: Readers now use copy 1; `item` is linked in copy 0.
+        unsafe { bindings::rb_erase(Self::rb_node(item, 0), self.rb_root(0)) };
+        // SAFETY: As above.
+        unsafe { bindings::write_seqcount_latch(self.seq()) };
+        // SAFETY: Readers now use copy 0; `item` is linked in copy 1.
+        unsafe { bindings::rb_erase(Self::rb_node(item, 1), self.rb_root(1)) };
+        // SAFETY: As above.
+        unsafe { bindings::write_seqcount_latch_end(self.seq()) };
+        // INVARIANT: `item` is in neither copy.
+    }
+}
+
+#[macros::kunit_tests(rust_rbtree_latch)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+
+    struct Span {
+        start: usize,
+        len: usize,
+        node: Opaque<bindings::latch_tree_node>,
+    }
+
+    impl Span {
+        fn new(start: usize, len: usize) -> Self {
+            Self {
+                start,
+                len,
+                node: Opaque::zeroed(),
+            }
+        }
+    }
+
+    // SAFETY: `node`/`from_node` are inverses over the `node` field; `less` orders by start and
+    // `compare` matches the half-open range, consistently with it for disjoint spans.
+    unsafe impl LatchTreeItem for Span {
+        type Key = usize;
+        fn node(this: *const Self) -> *mut bindings::latch_tree_node {
+            // SAFETY: Only the field address is computed.
+            unsafe { Opaque::cast_into(&raw const (*this).node) }
+        }
+        unsafe fn from_node(node: *const bindings::latch_tree_node) -> *const Self {
+            // SAFETY: The caller promises `node` is the `node` field of a `Span`.
+            unsafe { crate::container_of!(Opaque::cast_from(node).cast_mut(), Self, node) }
+        }
+        fn less(&self, other: &Self) -> bool {
+            self.start < other.start
+        }
+        fn compare(&self, key: &usize) -> Ordering {
+            if *key < self.start {
+                Ordering::Less
+            } else if *key >= self.start + self.len {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        }
+    }
+
+    fn found(tree: &LatchTree<Span>, key: usize) -> Option<usize> {
+        let guard = rcu::read_lock();
+        tree.find(&key, &guard).map(|s| s.start)
+    }
+
+    #[test]
+    fn empty_tree_finds_nothing() {
+        let tree = LatchTree::<Span>::new();
+        assert_eq!(found(&tree, 0), None);
+        assert_eq!(found(&tree, usize::MAX), None);
+    }
+
+    #[test]
+    fn insert_find_erase_many() -> Result {
+        const N: usize = 257;
+        let tree = LatchTree::<Span>::new();
+        let mut spans = KVec::with_capacity(N, GFP_KERNEL)?;
+        // Insert in a scrambled order so rebalancing is exercised.
+        for i in 0..N {
+            spans.push(Span::new(0x1000 + ((i * 97) % N) * 0x100, 0x80), GFP_KERNEL)?;
+        }
+        for s in spans.iter() {
+            // SAFETY: Single writer; every span is erased below before `spans` is dropped.
+            unsafe { tree.insert(s) };
+        }
+        for i in 0..N {
+            let start = 0x1000 + i * 0x100;
+            assert_eq!(found(&tree, start), Some(start));
+            assert_eq!(found(&tree, start + 0x7f), Some(start));
+            assert_eq!(found(&tree, start + 0x80), None);
+        }
+        assert_eq!(found(&tree, 0xfff), None);
+        // Erase every other span; the rest must stay findable in both copies.
+        for s in spans.iter().step_by(2) {
+            // SAFETY: Single writer; `s` is in the tree.
+            unsafe { tree.erase(s) };
+        }
+        for (k, s) in spans.iter().enumerate() {
+            let want = if k % 2 == 0 { None } else { Some(s.start) };
+            assert_eq!(found(&tree, s.start + 1), want);
+        }
+        for s in spans.iter().skip(1).step_by(2) {
+            // SAFETY: Single writer; `s` is in the tree. No reader is left on this thread.
+            unsafe { tree.erase(s) };
+        }
+        assert_eq!(found(&tree, 0x1000), None);
+        Ok(())
+    }
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Boot the $BPF_KSYM kernel under QEMU (TCG) with the test initramfs.
+#   boot.sh test|run  -- run unattended, log to $BUILD/guest-<variant>-<mode>.log
+#   boot.sh shell     -- interactive guest shell on this terminal
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+mode=${1:-test}
+kernel=$KOUT/arch/x86/boot/bzImage
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build BPF_KSYM=$BPF_KSYM'"
+# KVM does not work on these machines; TCG does (see README).
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G -nographic -no-reboot
+	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz"
+	-append "console=ttyS0 panic=-1 oops=panic ksym_mode=$mode ${GUEST_CMDLINE:-}")
+
+if [ "$mode" = shell ]; then
+	step "booting $BPF_KSYM kernel to a guest shell (Ctrl-A X quits QEMU)"
+	exec "${qemu[@]}"
+fi
+
+log=$BUILD/guest-$BPF_KSYM-$mode.log
+limit=${GUEST_TIMEOUT:-600}
+step "booting $BPF_KSYM kernel under QEMU/TCG (mode $mode, timeout ${limit}s)"
+rc=0
+timeout --foreground -k 5 "$limit" "${qemu[@]}" </dev/null >"$log" 2>&1 || rc=$?
+[ $rc = 124 ] && echo "guest: TIMEOUT after ${limit}s" >>"$log"
+note "guest log: $log"

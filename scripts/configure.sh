@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Configure $KOUT: tinyconfig + config/bpf_ksym.config (+ the variant's switch),
+# then check that every option we asked for survived olddefconfig.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+frags=("$ROOT/config/bpf_ksym.config")
+[ -n "${EXTRA_CONFIG:-}" ] && frags+=("$ROOT/config/$EXTRA_CONFIG.config")
+variant=$(mktemp)
+trap 'rm -f "$variant"' EXIT
+if [ "$BPF_KSYM" = rust ]; then
+	echo "CONFIG_BPF_KSYM_RUST=y" >"$variant"
+else
+	printf '# CONFIG_BPF_KSYM_RUST is not set\n# CONFIG_BPF_KSYM_KUNIT_TEST is not set\n' >"$variant"
+fi
+frags+=("$variant")
+
+stamp=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+if [ -f "$KOUT/.config" ] && [ "$(cat "$KOUT/.bpf_ksym_config" 2>/dev/null)" = "$stamp" ]; then
+	note "config: $KOUT/.config (unchanged)"
+	exit 0
+fi
+
+step "configuring $BPF_KSYM kernel in $KOUT"
+mkdir -p "$KOUT"
+kmake tinyconfig >/dev/null
+KCONFIG_CONFIG="$KOUT/.config" "$BUILD/src/scripts/kconfig/merge_config.sh" -m -O "$KOUT" \
+	"$KOUT/.config" "${frags[@]}" >/dev/null
+kmake olddefconfig >/dev/null
+
+# An option whose dependencies are missing is dropped silently: say which.
+missing=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*) opt=${line%%=*} ;;
+	'# CONFIG_'*' is not set') opt=${line#\# }; opt=${opt%% *}; line="$opt=n" ;;
+	*) continue ;;
+	esac
+	want=${line#*=}
+	have=$(grep -E "^$opt=" "$KOUT/.config" | cut -d= -f2- || true)
+	[ -n "$have" ] || have=n
+	if [ "$have" != "$want" ]; then
+		echo "error: $opt=$want was asked for but olddefconfig left $opt=$have" >&2
+		echo "       (a dependency is missing: see 'make menuconfig' in $KOUT, search $opt)" >&2
+		missing=1
+	fi
+done < <(cat "${frags[@]}")
+[ $missing = 0 ] || die "kernel config lost options; fix config/*.config"
+echo "$stamp" >"$KOUT/.bpf_ksym_config"
+note "config: $KOUT/.config"

@@ -1,0 +1,25 @@
+#!/bin/sh
+# The `make run` demo: BPF programs named in /proc/kallsyms and in perf call
+# chains (the before/after of seed 000).
+set -e
+cd /tmp
+echo
+echo "== loading two BPF programs with bpftool"
+bpftool prog loadall /bpf_ksym/ksym_progs.bpf.o /sys/fs/bpf/ksym
+bpftool prog show | grep -A1 -E 'ksym_caller|ksym_with_sub' | grep -v '^--'
+echo
+echo "== their /proc/kallsyms lines"
+grep -E 'ksym_caller|ksym_with_sub|ksym_sub' /proc/kallsyms
+echo
+echo "== perf record -g while ksym_caller runs (calls bpf_get_prandom_u32)"
+head -c 64 /dev/zero >pkt
+perf record -q -a -g -e cpu-clock -F 2000 -o perf.data -- \
+	bpftool prog run pinned /sys/fs/bpf/ksym/ksym_caller data_in pkt repeat 3000000 >/dev/null 2>&1
+echo
+echo "== perf script --kallsyms=/proc/kallsyms: frames naming BPF programs"
+perf script -i perf.data --kallsyms=/proc/kallsyms 2>/dev/null >script.txt
+n=$(grep -c 'bpf_prog_[0-9a-f]*_ksym_caller' script.txt || true)
+awk '/^[^ \t]/ {hdr=$0; n=0; buf=""} /^[ \t]/ {n++; if (n<=8) buf=buf $0 "\n"}
+     /bpf_prog_[0-9a-f]+_ksym_caller/ && !shown {shown=1; print hdr; printf "%s", buf}' script.txt
+echo "... $n frames name bpf_prog_<tag>_ksym_caller"
+[ "$n" -gt 0 ]

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Build the guest initramfs: busybox, bpftool, perf (with their libraries),
+# the kselftests and BPF objects, and scripts/guest/.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=$BUILD/initramfs.cpio.gz
+tests=$BUILD/tests
+step "building selftests and initramfs"
+mkdir -p "$tests"
+make -s -C "$ROOT/tools/testing/selftests/bpf_ksym" KSRC="$BUILD/src" OUT="$tests" ||
+	die "building tools/testing/selftests/bpf_ksym failed"
+
+root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,bpf_ksym,etc}
+cp /bin/busybox "$root/bin/busybox"
+cp "$ROOT/scripts/guest/init" "$root/init"
+cp "$ROOT/scripts/guest/demo.sh" "$tests/ksym_test" "$tests/ksym_progs.bpf.o" "$root/bpf_ksym/"
+echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
+echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
+
+# Dynamic tools with every library they load.
+for bin in /usr/sbin/bpftool /usr/bin/perf; do
+	cp "$bin" "$root$bin"
+	ldd "$bin" | grep -oE '/[^ ]+' | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
+
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
+mv "$out.tmp" "$out"
+note "initramfs: $out ($(du -h "$out" | cut -f1))"

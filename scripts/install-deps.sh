@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Install everything the build, the guest and the tests need, from the package
+# registries only.  Idempotent: a second run checks and returns in seconds.
+# Facts behind each step: ../shared/notes/toolchain.md.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		die "installing packages needs root; re-run as root or install: $*"
+	fi
+}
+
+# Debian packages from bookworm (the base system) and bookworm-security (LLVM 22:
+# the LLVM major of rustc 1.95, so C helpers can be inlined into Rust).
+PKGS=(
+	clang-22 lld-22 llvm-22 libclang-22-dev
+	flex bison bc libelf-dev libssl-dev cpio dwarves kmod rsync xz-utils
+	qemu-system-x86 busybox-static bpftool linux-perf
+	libbpf-dev zlib1g-dev libzstd-dev python3 zstd
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	need_root "${missing[@]}"
+	step "apt: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	# -t bookworm: never let a backports or newer suite upgrade the base system.
+	apt-get install -y -q -t bookworm --no-install-recommends "${missing[@]}" >/dev/null ||
+		apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+	note "apt: all ${#PKGS[@]} packages present"
+fi
+
+# The kernel source lives in trixie-backports (NotAutomatic, so adding it is
+# safe: nothing is upgraded from it unless asked by name).
+SRC_LIST=/etc/apt/sources.list.d/bpf-ksym-trixie-backports.sources
+if [ ! -f "$SRC_LIST" ]; then
+	need_root "an apt source for trixie-backports"
+	step "apt: adding trixie-backports (for linux-source-$KVER)"
+	cat >"$SRC_LIST" <<EOS
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: trixie-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOS
+	apt-get update -q >/dev/null
+fi
+
+# Rust: the library source for the kernel's core/alloc build, and bindgen.
+if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
+	step "rustup: adding rust-src"
+	rustup component add rust-src
+fi
+if ! command -v bindgen >/dev/null 2>&1; then
+	step "cargo: installing bindgen-cli (about 1.5 min)"
+	LIBCLANG_PATH=/usr/lib/llvm-$LLVM_VER/lib cargo install --locked bindgen-cli
+fi
+note "toolchain ready: $(rustc --version), bindgen $(bindgen --version | awk '{print $2}'), clang-$LLVM_VER"

@@ -1,0 +1,32 @@
+# Shared settings and messages for scripts/*.sh.  Sourced, not run.
+# shellcheck shell=bash
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KVER=${KVER:-7.3}
+# Downloads survive a fresh clone: they live outside the checkout.
+CACHE=${BPF_KSYM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf_ksym}
+BUILD=${BUILD:-$ROOT/build}
+export PATH="$HOME/.cargo/bin:$PATH"
+
+step() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+note() { printf '    %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Run a stage and print how long it took.
+timed() {
+	local name=$1 t0 rc=0
+	shift
+	t0=$(date +%s)
+	"$@" || rc=$?
+	printf '    [%s: %ss]\n' "$name" $(($(date +%s) - t0)) >&2
+	return $rc
+}
+
+# LLVM 22 matches rustc 1.95's LLVM, which CONFIG_RUST_INLINE_HELPERS needs.
+LLVM_VER=${LLVM_VER:-22}
+export LIBCLANG_PATH=/usr/lib/llvm-$LLVM_VER/lib
+# Registry variant: rust (CONFIG_BPF_KSYM_RUST=y) or c (=n).
+BPF_KSYM=${BPF_KSYM:-rust}
+case "$BPF_KSYM" in rust|c) ;; *) die "BPF_KSYM must be rust or c, not '$BPF_KSYM'" ;; esac
+KOUT=$BUILD/kernel-$BPF_KSYM
+kmake() { make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Make $BUILD/src = pristine kernel + patches/series + the overlay directories
+# of this repo.  Only files whose content changed are rewritten, so make's
+# timestamps stay meaningful and rebuilds stay incremental.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PRISTINE=$CACHE/linux-$KVER
+SRC=$BUILD/src
+OVERLAY_DIRS=(bpf_ksym rust samples Documentation tools)
+[ -f "$PRISTINE/.complete" ] || die "no kernel source at $PRISTINE: run scripts/fetch-source.sh"
+
+if [ ! -f "$SRC/.bpf_ksym_tree" ]; then
+	step "copying pristine kernel tree to $SRC"
+	rm -rf "$SRC"
+	mkdir -p "$BUILD"
+	cp -a "$PRISTINE" "$SRC"
+	rm -f "$SRC/.complete"
+	: >"$SRC/.bpf_ksym_tree"
+fi
+
+# The files we own in the tree: those the patches touch, the overlay files,
+# and whatever we owned last time (so a dropped patch or file is undone).
+stage=$(mktemp -d "$BUILD/stage.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+owned_now=$stage.list
+{
+	cat "$SRC/.bpf_ksym_tree"
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$ROOT/patches/$p"
+	done <"$ROOT/patches/series"
+	for d in "${OVERLAY_DIRS[@]}"; do
+		if [ -d "$ROOT/$d" ]; then (cd "$ROOT" && find "$d" -type f ! -name '.*'); fi
+	done
+} | sort -u >"$owned_now"
+
+# Pristine copies of the patched files, the patches applied to them...
+while read -r f; do
+	if [ -f "$PRISTINE/$f" ]; then
+		mkdir -p "$stage/$(dirname "$f")"
+		cp -p "$PRISTINE/$f" "$stage/$f"
+	fi
+done <"$owned_now"
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	patch -s -p1 -d "$stage" --no-backup-if-mismatch <"$ROOT/patches/$p" ||
+		die "patches/$p does not apply to linux-$KVER: refresh it against $PRISTINE"
+done <"$ROOT/patches/series"
+# ... then the overlay on top.
+for d in "${OVERLAY_DIRS[@]}"; do
+	if [ -d "$ROOT/$d" ]; then
+		(cd "$ROOT" && find "$d" -type f ! -name '.*' -print0 | xargs -0 -r cp --parents -t "$stage")
+	fi
+done
+
+# Copy in by content; remove what we no longer own and pristine lacks.
+changed=$(rsync -rlc --out-format='%n' "$stage/" "$SRC/" | grep -v '/$' || true)
+while read -r f; do
+	[ -n "$f" ] || continue
+	if [ ! -e "$stage/$f" ] && [ ! -e "$PRISTINE/$f" ]; then
+		rm -f "$SRC/$f"
+		changed="$changed"$'\n'"(removed) $f"
+	fi
+done <"$owned_now"
+(cd "$stage" && find . -type f | sed 's|^\./||') | sort >"$SRC/.bpf_ksym_tree"
+rm -f "$owned_now"
+n=$(printf '%s\n' "$changed" | grep -c . || true)
+note "tree: $SRC ($n file(s) updated)"

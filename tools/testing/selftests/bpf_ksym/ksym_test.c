@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_ksym kselftests: what /proc/kallsyms, unprivileged readers and stack
+ * traces show for JIT-compiled BPF programs. The same tests must pass on the
+ * C registry (CONFIG_BPF_KSYM_RUST=n) and the Rust one.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kselftest_harness.h"
+
+#define MAX_FUNCS 8
+
+struct prog_syms {
+	int nr;
+	unsigned long long addr[MAX_FUNCS];
+	unsigned int len[MAX_FUNCS];
+	char tag[17];
+};
+
+/* Addresses, sizes and tag of a loaded program, as bpftool reads them. */
+static int prog_syms(int fd, struct prog_syms *ps)
+{
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	int i;
+
+	memset(ps, 0, sizeof(*ps));
+	info.nr_jited_ksyms = MAX_FUNCS;
+	info.jited_ksyms = (__u64)(unsigned long)ps->addr;
+	info.nr_jited_func_lens = MAX_FUNCS;
+	info.jited_func_lens = (__u64)(unsigned long)ps->len;
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len))
+		return -errno;
+	ps->nr = info.nr_jited_ksyms;
+	for (i = 0; i < 8; i++)
+		sprintf(ps->tag + 2 * i, "%02x", info.tag[i]);
+	return 0;
+}
+
+/*
+ * Find the /proc/kallsyms line of the BPF symbol at @addr. Returns how many
+ * such lines there are and copies the name of the last one.
+ */
+static int kallsyms_bpf_at(unsigned long long addr, char *name, size_t size)
+{
+	char line[1024], sym[512], mod[64], type;
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %511s %63s", &a, &type, sym, mod) != 4)
+			continue;
+		if (a != addr || strcmp(mod, "[bpf]") || type != 't')
+			continue;
+		snprintf(name, size, "%s", sym);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Lines naming @name; with @zero_only, count those whose address is not 0. */
+static int kallsyms_count(const char *name, int nonzero_only)
+{
+	char line[1024], sym[512], mod[64], type;
+	unsigned long long a;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %511s %63s", &a, &type, sym, mod) != 4)
+			continue;
+		if (!strcmp(sym, name) && (!nonzero_only || a))
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Programs are freed after an RCU grace period: poll for the symbol to go. */
+static int wait_gone(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (kallsyms_count(name, 0) == 0)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+static struct bpf_object *open_progs(void)
+{
+	char path[PATH_MAX], obj[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	struct bpf_object *o;
+
+	if (n < 0)
+		return NULL;
+	path[n] = 0;
+	snprintf(obj, sizeof(obj), "%s/ksym_progs.bpf.o", dirname(path));
+	o = bpf_object__open_file(obj, NULL);
+	if (!o || libbpf_get_error(o))
+		return NULL;
+	if (bpf_object__load(o)) {
+		bpf_object__close(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int prog_fd(struct bpf_object *o, const char *name)
+{
+	return bpf_program__fd(bpf_object__find_program_by_name(o, name));
+}
+
+TEST(prog_symbol_appears_at_jited_address_and_goes_on_unload)
+{
+	struct bpf_object *o = open_progs();
+	struct prog_syms ps;
+	char want[600], got[512] = "";
+
+	ASSERT_NE(NULL, o) TH_LOG("cannot load ksym_progs.bpf.o");
+	ASSERT_EQ(0, prog_syms(prog_fd(o, "ksym_caller"), &ps));
+	ASSERT_EQ(1, ps.nr);
+	ASSERT_NE(0, ps.addr[0]);
+
+	snprintf(want, sizeof(want), "bpf_prog_%s_ksym_caller", ps.tag);
+	ASSERT_EQ(1, kallsyms_bpf_at(ps.addr[0], got, sizeof(got)))
+		TH_LOG("no [bpf] line at %llx", ps.addr[0]);
+	ASSERT_STREQ(want, got);
+
+	bpf_object__close(o);
+	ASSERT_EQ(0, wait_gone(want)) TH_LOG("%s still listed after unload", want);
+}
+
+TEST(subprograms_get_their_own_lines)
+{
+	struct bpf_object *o = open_progs();
+	struct prog_syms ps;
+	char want[600], got[512];
+	int i, main_seen = 0, sub_seen = 0;
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, prog_syms(prog_fd(o, "ksym_with_sub"), &ps));
+	ASSERT_EQ(2, ps.nr) TH_LOG("expected main program + 1 subprogram");
+	ASSERT_NE(ps.addr[0], ps.addr[1]);
+
+	for (i = 0; i < ps.nr; i++) {
+		size_t len;
+
+		ASSERT_EQ(1, kallsyms_bpf_at(ps.addr[i], got, sizeof(got)))
+			TH_LOG("no [bpf] line at %llx (func %d)", ps.addr[i], i);
+		/* bpf_prog_<16 hex digits>_<BTF function name> */
+		len = strlen(got);
+		ASSERT_EQ(0, strncmp(got, "bpf_prog_", 9));
+		ASSERT_GT(len, 26);
+		ASSERT_EQ('_', got[25]);
+		if (!strcmp(got + 26, "ksym_with_sub")) {
+			snprintf(want, sizeof(want), "bpf_prog_%s_ksym_with_sub", ps.tag);
+			ASSERT_STREQ(want, got);
+			main_seen++;
+		} else if (!strcmp(got + 26, "ksym_sub")) {
+			sub_seen++;
+		}
+	}
+	ASSERT_EQ(1, main_seen);
+	ASSERT_EQ(1, sub_seen);
+	bpf_object__close(o);
+}
+
+TEST(unprivileged_reader_sees_no_bpf_address)
+{
+	struct bpf_object *o = open_progs();
+	struct prog_syms ps;
+	char name[600];
+	int status;
+	pid_t pid;
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, prog_syms(prog_fd(o, "ksym_caller"), &ps));
+	snprintf(name, sizeof(name), "bpf_prog_%s_ksym_caller", ps.tag);
+	/* root sees it with its address ... */
+	ASSERT_EQ(1, kallsyms_count(name, 1));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* ... nobody sees, at most, a zero address. */
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		_exit(kallsyms_count(name, 1) == 0 ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("unprivileged reader saw %s's address", name);
+	bpf_object__close(o);
+}
+
+TEST(stack_trace_through_bpf_names_the_program)
+{
+	struct bpf_object *o = open_progs();
+	struct bpf_link *link;
+	struct prog_syms ps;
+	char pkt[64] = {}, name[512] = "", want[600];
+	__u64 stack[32] = {};
+	__u32 key = 0;
+	int i, hit = -1;
+	LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = pkt, .data_size_in = sizeof(pkt),
+		    .repeat = 1);
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, prog_syms(prog_fd(o, "ksym_caller"), &ps));
+	link = bpf_program__attach_kprobe(bpf_object__find_program_by_name(o, "ksym_stack"),
+					  false, "bpf_user_rnd_u32");
+	ASSERT_EQ(0, libbpf_get_error(link)) TH_LOG("kprobe on bpf_user_rnd_u32 failed");
+
+	ASSERT_EQ(0, bpf_prog_test_run_opts(prog_fd(o, "ksym_caller"), &run));
+	ASSERT_EQ(0, bpf_map_lookup_elem(bpf_object__find_map_fd_by_name(o, "kstack"),
+					 &key, stack));
+
+	/* The unwinder went through the JIT image: a return address inside it. */
+	for (i = 0; i < 32 && stack[i]; i++)
+		if (stack[i] >= ps.addr[0] && stack[i] <= ps.addr[0] + ps.len[0])
+			hit = i;
+	ASSERT_LE(0, hit) TH_LOG("no frame in [%llx, %llx] among %d frames",
+				 ps.addr[0], ps.addr[0] + ps.len[0], i);
+	snprintf(want, sizeof(want), "bpf_prog_%s_ksym_caller", ps.tag);
+	ASSERT_EQ(1, kallsyms_bpf_at(ps.addr[0], name, sizeof(name)));
+	ASSERT_STREQ(want, name);
+
+	bpf_link__destroy(link);
+	bpf_object__close(o);
+}
+
+TEST_HARNESS_MAIN
