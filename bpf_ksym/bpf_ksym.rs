@@ -17,7 +17,7 @@
 //!
 //! See `Documentation/bpf/bpf_ksym.rst`.
 
-mod exports;
+pub mod exports;
 mod ksym;
 mod prog_name;
 mod registry;

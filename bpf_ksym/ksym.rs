@@ -5,7 +5,6 @@
 use core::cmp::Ordering;
 use kernel::{
     bindings,
-    prelude::*,
     rbtree_latch::LatchTreeItem,
     types::Opaque, //
 };
@@ -63,7 +62,9 @@ impl Ksym {
     pub(crate) fn name(&self) -> &[u8] {
         let name = &self.raw().name;
         // SAFETY: `c_char` and `u8` have the same layout.
-        let bytes = unsafe { &*(core::ptr::from_ref(name) as *const [u8; bindings::KSYM_NAME_LEN as usize]) };
+        let bytes = unsafe {
+            &*(core::ptr::from_ref(name) as *const [u8; bindings::KSYM_NAME_LEN as usize])
+        };
         let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         &bytes[..len]
     }

@@ -14,7 +14,10 @@ struct TestSym(KBox<bindings::bpf_ksym>);
 impl TestSym {
     fn new(start: usize, len: usize, name: &[u8]) -> Result<Self> {
         // SAFETY: All zeroes is a valid `bpf_ksym`.
-        let mut k = KBox::new(unsafe { core::mem::zeroed::<bindings::bpf_ksym>() }, GFP_KERNEL)?;
+        let mut k = KBox::new(
+            unsafe { core::mem::zeroed::<bindings::bpf_ksym>() },
+            GFP_KERNEL,
+        )?;
         k.start = start;
         k.end = start + len;
         for (d, s) in k.name.iter_mut().zip(name) {
@@ -140,7 +143,10 @@ mod cases {
         }
         // The test's symbols appear in insertion order, consecutively.
         let all = listed()?;
-        let first = all.iter().position(|n| n.starts_with(b"kunit_sym_")).ok_or(EINVAL)?;
+        let first = all
+            .iter()
+            .position(|n| n.starts_with(b"kunit_sym_"))
+            .ok_or(EINVAL)?;
         for (i, s) in syms.iter().enumerate() {
             let got = &all[first + i];
             let want = &s.0.name;

@@ -13,6 +13,7 @@ make -s -C "$ROOT/tools/testing/selftests/bpf_ksym" KSRC="$BUILD/src" OUT="$test
 
 root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
+chmod 755 "$root" # mktemp made it 0700: unprivileged guest users must traverse /
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,bpf_ksym,etc}
 cp /bin/busybox "$root/bin/busybox"
 cp "$ROOT/scripts/guest/init" "$root/init"

@@ -71,7 +71,7 @@ static int kallsyms_bpf_at(unsigned long long addr, char *name, size_t size)
 	return n;
 }
 
-/* Lines naming @name; with @zero_only, count those whose address is not 0. */
+/* Lines naming @name; with @nonzero_only, only those whose address is not 0. */
 static int kallsyms_count(const char *name, int nonzero_only)
 {
 	char line[1024], sym[512], mod[64], type;
@@ -202,12 +202,21 @@ TEST(unprivileged_reader_sees_no_bpf_address)
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
 		/* ... nobody sees, at most, a zero address. */
+		int named, with_addr;
+
 		if (setgid(65534) || setuid(65534))
-			_exit(2);
-		_exit(kallsyms_count(name, 1) == 0 ? 0 : 1);
+			_exit(10);
+		named = kallsyms_count(name, 0);
+		with_addr = kallsyms_count(name, 1);
+		if (named < 0)
+			_exit(11);
+		/* The line may be listed, but only with a zero address. */
+		_exit(with_addr == 0 ? 0 : 1);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_NE(10, WEXITSTATUS(status)) TH_LOG("cannot drop to uid 65534");
+	ASSERT_NE(11, WEXITSTATUS(status)) TH_LOG("uid 65534 cannot read /proc/kallsyms");
 	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("unprivileged reader saw %s's address", name);
 	bpf_object__close(o);
 }
