@@ -12,7 +12,7 @@
 //! - [`ksym`]: [`ksym::Ksym`], a `struct bpf_ksym` as the registry sees it, and its order.
 //! - [`registry`]: the latch tree (by address, lock-free readers) and the RCU list (insertion
 //!   order, for `/proc/kallsyms`), and the lock that serializes writers.
-//! - [`prog_name`]: `bpf_prog_<tag>[_<name>]`.
+//! - [`prog_name`]: `bpf_prog_<tag>` followed by `_<name>` when there is one.
 //! - [`exports`]: the functions C calls, with the signatures of the C headers.
 //!
 //! See `Documentation/bpf/bpf_ksym.rst`.

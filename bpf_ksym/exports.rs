@@ -71,10 +71,12 @@ unsafe fn kallsyms_candidate(fp: *mut bindings::bpf_prog) -> bool {
 pub unsafe extern "C" fn bpf_prog_kallsyms_add(fp: *mut bindings::bpf_prog) {
     // SAFETY: `fp` and its `aux` are valid, per the safety requirements.
     let (prog, aux) = unsafe { (&*fp, &mut *(*fp).aux) };
-    // SAFETY: As above; `token` is NULL or a valid token.
-    if !unsafe { kallsyms_candidate(fp) }
-        || !unsafe { bindings::bpf_token_capable(aux.token, bindings::CAP_BPF as c_int) }
-    {
+    // SAFETY: As above.
+    if !unsafe { kallsyms_candidate(fp) } {
+        return;
+    }
+    // SAFETY: `token` is NULL or a valid token of the program.
+    if !unsafe { bindings::bpf_token_capable(aux.token, bindings::CAP_BPF as c_int) } {
         return;
     }
     // `bpf_func` is the JIT image, as for every candidate.

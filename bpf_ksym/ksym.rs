@@ -60,11 +60,8 @@ impl Ksym {
 
     /// The name, without its terminating NUL.
     pub(crate) fn name(&self) -> &[u8] {
-        let name = &self.raw().name;
-        // SAFETY: `c_char` and `u8` have the same layout.
-        let bytes = unsafe {
-            &*(core::ptr::from_ref(name) as *const [u8; bindings::KSYM_NAME_LEN as usize])
-        };
+        // The kernel's `char` is unsigned: `name` is bytes already.
+        let bytes = &self.raw().name;
         let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         &bytes[..len]
     }

@@ -78,9 +78,7 @@ unsafe fn prog_name<'a>(prog: &'a bindings::bpf_prog) -> &'a [u8] {
             return unsafe { CStr::from_char_ptr(name) }.to_bytes();
         }
     }
-    // SAFETY: `c_char` and `u8` have the same layout.
-    let name: &[u8] = unsafe { &*(core::ptr::from_ref(&aux.name[..]) as *const [u8]) };
-    until_nul(name)
+    until_nul(&aux.name)
 }
 
 /// Sets `prog->aux->ksym`'s name, as `bpf_prog_ksym_set_name()` did in C.
@@ -93,8 +91,6 @@ pub(crate) unsafe fn set(prog: &bindings::bpf_prog) {
     let name = unsafe { prog_name(prog) };
     // SAFETY: The caller has the only access to the unregistered `ksym`.
     let sym = unsafe { &mut (*prog.aux).ksym.name };
-    // SAFETY: `c_char` and `u8` have the same layout.
-    let sym: &mut [u8] = unsafe { &mut *(core::ptr::from_mut(&mut sym[..]) as *mut [u8]) };
     // SAFETY: `tag` is the active member of its union once the program is loaded.
     let tag = unsafe { &prog.__bindgen_anon_1.tag };
     format(sym, tag, name);

@@ -57,7 +57,8 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     let _writer = WRITER.lock();
     let lnode = ksym.lnode();
     // SAFETY: `lnode` is valid; its owner initialised it with `INIT_LIST_HEAD()`.
-    if warn_on!(unsafe { (*lnode).next } != lnode) {
+    let listed = unsafe { (*lnode).next } != lnode;
+    if warn_on!(listed) {
         return;
     }
     // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the

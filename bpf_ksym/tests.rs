@@ -20,9 +20,7 @@ impl TestSym {
         )?;
         k.start = start;
         k.end = start + len;
-        for (d, s) in k.name.iter_mut().zip(name) {
-            *d = *s as _;
-        }
+        k.name[..name.len()].copy_from_slice(name);
         // SAFETY: `lnode` is valid.
         unsafe { bindings::INIT_LIST_HEAD(&raw mut k.lnode) };
         Ok(Self(k))
@@ -150,7 +148,7 @@ mod cases {
         for (i, s) in syms.iter().enumerate() {
             let got = &all[first + i];
             let want = &s.0.name;
-            assert!(want[got.len()] == 0 && got.iter().zip(want).all(|(g, w)| *g == *w as u8));
+            assert!(want[got.len()] == 0 && got[..] == want[..got.len()]);
         }
         for s in syms.iter_mut() {
             // SAFETY: Added above.

@@ -9,9 +9,9 @@ frags=("$ROOT/config/bpf_ksym.config")
 variant=$(mktemp)
 trap 'rm -f "$variant"' EXIT
 if [ "$BPF_KSYM" = rust ]; then
-	echo "CONFIG_BPF_KSYM_RUST=y" >"$variant"
+	printf 'CONFIG_BPF_KSYM_RUST=y\nCONFIG_BPF_KSYM_KUNIT_TEST=y\n' >"$variant"
 else
-	printf '# CONFIG_BPF_KSYM_RUST is not set\n# CONFIG_BPF_KSYM_KUNIT_TEST is not set\n' >"$variant"
+	printf '# CONFIG_BPF_KSYM_RUST is not set\n' >"$variant"
 fi
 frags+=("$variant")
 

@@ -19,7 +19,12 @@ echo
 echo "== perf script --kallsyms=/proc/kallsyms: frames naming BPF programs"
 perf script -i perf.data --kallsyms=/proc/kallsyms 2>/dev/null >script.txt
 n=$(grep -c 'bpf_prog_[0-9a-f]*_ksym_caller' script.txt || true)
-awk '/^[^ \t]/ {hdr=$0; n=0; buf=""} /^[ \t]/ {n++; if (n<=8) buf=buf $0 "\n"}
-     /bpf_prog_[0-9a-f]+_ksym_caller/ && !shown {shown=1; print hdr; printf "%s", buf}' script.txt
+# Show one whole call chain in which the BPF program is a caller, not the leaf:
+# the unwinder walked from kernel code through the JIT image.
+awk 'function flush() { if (first == "" && blk ~ /bpf_prog_[0-9a-f]+_ksym_caller/) first = blk
+                        if (blk != "" && !shown && blk ~ /\n[^\n]*\n[^\n]*bpf_prog_[0-9a-f]+_ksym_caller/) { printf "%s", blk; shown = 1 } blk = "" }
+     /^[^ \t]/ { flush(); blk = $0 "\n"; n = 0; next }
+     /^[ \t]/ && ++n <= 12 { blk = blk $0 "\n" }
+     END { flush(); if (!shown) printf "%s", first }' script.txt
 echo "... $n frames name bpf_prog_<tag>_ksym_caller"
 [ "$n" -gt 0 ]
