@@ -6,7 +6,12 @@
 //! cannot collide with real programs, and remove them before returning.
 
 use crate::exports::*;
-use kernel::{bindings, ffi::c_ulong, prelude::*};
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use kernel::{
+    bindings,
+    ffi::{c_int, c_ulong, c_void},
+    prelude::*,
+};
 
 /// A synthetic `struct bpf_ksym`.
 struct TestSym(KBox<bindings::bpf_ksym>);
@@ -59,6 +64,33 @@ fn listed() -> Result<KVec<KVec<u8>>> {
         out.push(n, GFP_KERNEL)?;
     }
     Ok(out)
+}
+
+/// What a concurrent reader thread checks, and what it saw.
+struct Reader {
+    /// An address inside a symbol that stays registered for the whole test.
+    addr: usize,
+    reads: AtomicUsize,
+    misses: AtomicUsize,
+}
+
+/// Body of the reader kthread: look the stable address up until told to stop.
+///
+/// # Safety
+///
+/// `data` points to a [`Reader`] that outlives the thread (the test stops the thread first).
+unsafe extern "C" fn reader_thread(data: *mut c_void) -> c_int {
+    // SAFETY: Per the safety requirements.
+    let r = unsafe { &*data.cast::<Reader>() };
+    // SAFETY: Called from a kthread.
+    while !unsafe { bindings::kthread_should_stop() } {
+        r.reads.fetch_add(1, Relaxed);
+        // SAFETY: Always safe.
+        if !unsafe { is_bpf_text_address(r.addr) } {
+            r.misses.fetch_add(1, Relaxed);
+        }
+    }
+    0
 }
 
 #[kunit_tests(bpf_ksym)]
@@ -155,6 +187,74 @@ mod cases {
             unsafe { bpf_ksym_del(s.raw()) };
         }
         assert!(!listed()?.iter().any(|n| n.starts_with(b"kunit_sym_")));
+        // SAFETY: Always safe.
+        unsafe { bindings::synchronize_rcu() };
+        Ok(())
+    }
+
+    /// A lock-free reader never misses a symbol that is registered the whole time, however the
+    /// writer rebalances the tree around it: the latch always offers one complete copy.
+    #[test]
+    fn concurrent_reader_never_misses_a_stable_symbol() -> Result {
+        const CHURN: usize = 64;
+        const ROUNDS: usize = 40;
+        let (_arena, base) = arena(0x100 * (CHURN + 1))?;
+        let mut stable = TestSym::new(base + 0x100 * CHURN / 2 + 0x80, 0x40, b"kunit_stable")?;
+        // SAFETY: `stable` stays valid until deleted below and a grace period passed.
+        unsafe { bpf_ksym_add(stable.raw()) };
+        let reader = KBox::new(
+            Reader {
+                addr: base + 0x100 * CHURN / 2 + 0x90,
+                reads: AtomicUsize::new(0),
+                misses: AtomicUsize::new(0),
+            },
+            GFP_KERNEL,
+        )?;
+        // SAFETY: `reader` outlives the thread: it is stopped below before `reader` is dropped.
+        let task = unsafe {
+            bindings::kthread_create_on_node(
+                Some(reader_thread),
+                (&raw const *reader).cast_mut().cast(),
+                bindings::NUMA_NO_NODE,
+                c"bpf_ksym_reader".as_char_ptr(),
+            )
+        };
+        if (task as usize) >= (-(bindings::MAX_ERRNO as isize)) as usize {
+            return Err(ENOMEM);
+        }
+        // SAFETY: `task` was just created and not started.
+        unsafe { bindings::wake_up_process(task) };
+
+        let mut churn = KVec::with_capacity(CHURN, GFP_KERNEL)?;
+        for i in 0..CHURN {
+            churn.push(
+                TestSym::new(base + 0x100 * i, 0x40, b"kunit_churn")?,
+                GFP_KERNEL,
+            )?;
+        }
+        for _ in 0..ROUNDS {
+            for s in churn.iter_mut() {
+                // SAFETY: Not registered; valid until deleted and a grace period passed.
+                unsafe { bpf_ksym_add(s.raw()) };
+            }
+            for s in churn.iter_mut() {
+                // SAFETY: Added above.
+                unsafe { bpf_ksym_del(s.raw()) };
+            }
+            // Nodes are reused only after readers are done with them.
+            // SAFETY: Always safe.
+            unsafe { bindings::synchronize_rcu() };
+            for s in churn.iter_mut() {
+                // SAFETY: No reader can see `s` any more.
+                unsafe { bindings::INIT_LIST_HEAD(&raw mut (*s.raw()).lnode) };
+            }
+        }
+        // SAFETY: `task` is a kthread created above; this waits for it to return.
+        unsafe { bindings::kthread_stop(task) };
+        assert!(reader.reads.load(Relaxed) > 0);
+        assert_eq!(reader.misses.load(Relaxed), 0);
+        // SAFETY: Added above.
+        unsafe { bpf_ksym_del(stable.raw()) };
         // SAFETY: Always safe.
         unsafe { bindings::synchronize_rcu() };
         Ok(())
