@@ -46,25 +46,46 @@ static int prog_syms(int fd, struct prog_syms *ps)
 	return 0;
 }
 
+struct kline {
+	unsigned long long addr;
+	char type;
+	char sym[512];
+	char mod[64];	/* "[bpf]", "[module]" or "" for core symbols */
+};
+
+/* Parse the next /proc/kallsyms line of @f into @k; 0 at the end. */
+static int next_kline(FILE *f, struct kline *k)
+{
+	char line[1024];
+	int n;
+
+	while (fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%llx %c %511s %63s", &k->addr, &k->type, k->sym, k->mod);
+		if (n < 3)
+			continue;
+		if (n == 3)
+			k->mod[0] = 0;
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * Find the /proc/kallsyms line of the BPF symbol at @addr. Returns how many
  * such lines there are and copies the name of the last one.
  */
 static int kallsyms_bpf_at(unsigned long long addr, char *name, size_t size)
 {
-	char line[1024], sym[512], mod[64], type;
-	unsigned long long a;
 	FILE *f = fopen("/proc/kallsyms", "r");
+	struct kline k;
 	int n = 0;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %511s %63s", &a, &type, sym, mod) != 4)
+	while (next_kline(f, &k)) {
+		if (k.addr != addr || strcmp(k.mod, "[bpf]") || k.type != 't')
 			continue;
-		if (a != addr || strcmp(mod, "[bpf]") || type != 't')
-			continue;
-		snprintf(name, size, "%s", sym);
+		snprintf(name, size, "%s", k.sym);
 		n++;
 	}
 	fclose(f);
@@ -74,19 +95,15 @@ static int kallsyms_bpf_at(unsigned long long addr, char *name, size_t size)
 /* Lines naming @name; with @nonzero_only, only those whose address is not 0. */
 static int kallsyms_count(const char *name, int nonzero_only)
 {
-	char line[1024], sym[512], mod[64], type;
-	unsigned long long a;
 	FILE *f = fopen("/proc/kallsyms", "r");
+	struct kline k;
 	int n = 0;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %511s %63s", &a, &type, sym, mod) != 4)
-			continue;
-		if (!strcmp(sym, name) && (!nonzero_only || a))
+	while (next_kline(f, &k))
+		if (!strcmp(k.sym, name) && (!nonzero_only || k.addr))
 			n++;
-	}
 	fclose(f);
 	return n;
 }
