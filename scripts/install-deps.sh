@@ -30,9 +30,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 	step "apt: installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -q >/dev/null
-	# -t bookworm: never let a backports or newer suite upgrade the base system.
-	apt-get install -y -q -t bookworm --no-install-recommends "${missing[@]}" >/dev/null ||
-		apt-get install -y -q --no-install-recommends "${missing[@]}"
+	# Runs before trixie-backports is added below; that suite is NotAutomatic
+	# anyway, so nothing is ever installed or upgraded from it by accident.
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+		die "apt-get install failed; run 'apt-get install ${missing[*]}' to see why"
 else
 	note "apt: all ${#PKGS[@]} packages present"
 fi
