@@ -133,12 +133,8 @@ pub unsafe extern "C" fn bpf_address_lookup(
     let Some(ksym) = registry::find(addr, &rcu) else {
         return 0;
     };
-    let name = ksym.name();
-    // SAFETY: `sym` holds `KSYM_NAME_LEN` bytes and `name` is shorter than that.
-    unsafe {
-        core::ptr::copy_nonoverlapping(name.as_ptr(), sym.cast::<u8>(), name.len());
-        *sym.add(name.len()) = 0;
-    }
+    // SAFETY: `sym` holds `KSYM_NAME_LEN` bytes, per the safety requirements.
+    let len = ksym.copy_name(unsafe { &mut *sym.cast() });
     if !size.is_null() {
         // SAFETY: `size` is valid, per the safety requirements.
         unsafe { *size = ksym.end() - ksym.start() };
@@ -147,7 +143,7 @@ pub unsafe extern "C" fn bpf_address_lookup(
         // SAFETY: `off` is valid, per the safety requirements.
         unsafe { *off = addr - ksym.start() };
     }
-    name.len() as c_int
+    len as c_int
 }
 
 /// The program whose JIT image holds `addr`, or NULL. Trampolines and dispatchers are not
@@ -225,12 +221,10 @@ pub unsafe extern "C" fn bpf_get_kallsym(
     let Some(ksym) = registry::iter(&rcu).nth(symnum as usize) else {
         return -(bindings::ERANGE as c_int);
     };
-    let name = ksym.name();
-    // SAFETY: The pointers are valid, per the safety requirements; `name` is shorter than
-    // `KSYM_NAME_LEN`.
+    // SAFETY: `sym` holds `KSYM_NAME_LEN` bytes, per the safety requirements.
+    ksym.copy_name(unsafe { &mut *sym.cast() });
+    // SAFETY: The pointers are valid, per the safety requirements.
     unsafe {
-        core::ptr::copy_nonoverlapping(name.as_ptr(), sym.cast::<u8>(), name.len());
-        *sym.add(name.len()) = 0;
         *value = ksym.start();
         *type_ = BPF_SYM_ELF_TYPE;
     }

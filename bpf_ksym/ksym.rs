@@ -66,6 +66,15 @@ impl Ksym {
         &bytes[..len]
     }
 
+    /// Copies the name and its terminating NUL into `out`; returns the name's length.
+    pub(crate) fn copy_name(&self, out: &mut [u8; bindings::KSYM_NAME_LEN as usize]) -> usize {
+        let name = self.name();
+        // `name` is at most `KSYM_NAME_LEN - 1` bytes: it came from the same-sized buffer.
+        out[..name.len()].copy_from_slice(name);
+        out[name.len()] = 0;
+        name.len()
+    }
+
     /// Whether the JIT image keeps a frame pointer at `addr`.
     pub(crate) fn has_frame_pointer_at(&self, addr: usize) -> bool {
         let k = self.raw();
