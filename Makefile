@@ -4,6 +4,7 @@
 #   make test                build, boot, run every suite; last line "N passed, N failed"
 #   make test-all            make test for the Rust and the C registry (what CI runs)
 #   make shell               boot the same kernel to a guest shell
+#   make bench-kallsyms      time full /proc/kallsyms reads, Rust against C
 #   make build               install, fetch, patch, configure, build (no boot)
 #   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n)
 #
@@ -13,7 +14,8 @@ BPF_KSYM ?= rust
 export BPF_KSYM
 S := scripts
 
-.PHONY: all deps source tree config kernel initramfs build run test test-all shell clean
+.PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
+	bench-kallsyms
 
 all: test
 
@@ -48,6 +50,13 @@ test-all:
 	@bash -c '. $(S)/lib.sh; BPF_KSYM=rust timed boot bash $(S)/boot.sh run'
 	@python3 $(S)/results.py --variant rust build/guest-rust-test.log \
 		--variant c build/guest-c-test.log --variant rust build/guest-rust-run.log
+
+# Full reads of /proc/kallsyms with 1,000 and 10,000 programs, Rust against C
+# (BENCH_N, BENCH_RUNS, BENCH_MODES override); writes build/bench/kallsyms.json.
+bench-kallsyms:
+	@$(MAKE) --no-print-directory build BPF_KSYM=rust
+	@$(MAKE) --no-print-directory build BPF_KSYM=c
+	@python3 $(S)/bench-kallsyms.py
 
 shell: build
 	@bash $(S)/boot.sh shell

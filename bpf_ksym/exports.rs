@@ -6,7 +6,7 @@
 //! included: they take only the RCU read lock. Writers (`bpf_ksym_add`, `bpf_ksym_del`, ...)
 //! run in process or softirq context.
 
-use crate::{ksym::Ksym, prog_name, registry};
+use crate::{kallsyms_walk, ksym::Ksym, prog_name, registry};
 use kernel::{
     bindings,
     ffi::{c_char, c_int, c_uint, c_ulong},
@@ -199,9 +199,9 @@ pub unsafe extern "C" fn search_bpf_extables(
     unsafe { bindings::search_extable(aux.extable, aux.num_exentries as usize, addr) }
 }
 
-/// The `symnum`-th BPF symbol in insertion order, for `/proc/kallsyms`: its address, type and
-/// name (`KSYM_NAME_LEN` bytes). Returns `-ERANGE` past the last one, or when BPF symbols are
-/// hidden (`bpf_jit_kallsyms` off, or hardening on).
+/// The `symnum`-th BPF symbol in insertion order: its address, type and name (`KSYM_NAME_LEN`
+/// bytes). Returns `-ERANGE` past the last one, or when BPF symbols are hidden
+/// (`bpf_jit_kallsyms` off, or hardening on). O(`symnum`); walkers use [`bpf_get_kallsym_next`].
 ///
 /// # Safety
 ///
@@ -213,12 +213,31 @@ pub unsafe extern "C" fn bpf_get_kallsym(
     type_: *mut c_char,
     sym: *mut c_char,
 ) -> c_int {
+    // SAFETY: All zeroes is a cursor at the start; the rest is the caller's promise.
+    unsafe { bpf_get_kallsym_next(&mut core::mem::zeroed(), symnum, value, type_, sym) }
+}
+
+/// As [`bpf_get_kallsym`], resuming from `cur` so that consecutive `symnum`s cost O(1) each.
+///
+/// # Safety
+///
+/// `cur` is a valid cursor, zeroed before its first use and not used concurrently; the other
+/// pointers as for [`bpf_get_kallsym`].
+#[export]
+pub unsafe extern "C" fn bpf_get_kallsym_next(
+    cur: *mut bindings::bpf_ksym_cursor,
+    symnum: c_uint,
+    value: *mut c_ulong,
+    type_: *mut c_char,
+    sym: *mut c_char,
+) -> c_int {
     // SAFETY: Reads two sysctl integers.
     if !unsafe { bindings::bpf_jit_kallsyms_enabled() } {
         return -(bindings::ERANGE as c_int);
     }
     let rcu = rcu::read_lock();
-    let Some(ksym) = registry::iter(&rcu).nth(symnum as usize) else {
+    // SAFETY: `cur` is valid and exclusively ours, per the safety requirements.
+    let Some(ksym) = kallsyms_walk::symbol_at(unsafe { &mut *cur }, symnum, &rcu) else {
         return -(bindings::ERANGE as c_int);
     };
     // SAFETY: `sym` holds `KSYM_NAME_LEN` bytes, per the safety requirements.

@@ -53,6 +53,21 @@ impl Ksym {
         self.raw().end
     }
 
+    /// Insertion sequence number: symbols are listed in increasing order of it.
+    pub(crate) fn seq(&self) -> u64 {
+        self.raw().seq
+    }
+
+    /// Sets the sequence number of a symbol about to be registered.
+    ///
+    /// # Safety
+    ///
+    /// The symbol is not registered, so no reader looks at it.
+    pub(crate) unsafe fn set_seq(&self, seq: u64) {
+        // SAFETY: Nothing reads the field concurrently, per the safety requirements.
+        unsafe { (*self.0.get()).seq = seq };
+    }
+
     /// Whether this is the `ksym` of a `struct bpf_prog_aux`.
     pub(crate) fn is_prog(&self) -> bool {
         self.raw().prog

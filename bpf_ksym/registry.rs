@@ -4,15 +4,21 @@
 //!
 //! - [`TREE`]: a latch tree by address. Readers ([`find`]) never block and may run in NMI.
 //! - [`LIST`]: an RCU list in insertion order, walked for `/proc/kallsyms`.
-//! - [`WRITER`]: serializes [`add`] and [`del`]. It disables interrupts, since symbols are
-//!   removed from softirq context (RCU callbacks that free programs); C used `spin_lock_bh()`.
+//! - [`WRITER`]: serializes [`add`] and [`del`] and hands out insertion sequence numbers. It
+//!   disables interrupts, since symbols are removed from softirq context (RCU callbacks that
+//!   free programs); C used `spin_lock_bh()`.
+//! - [`REMOVALS`]: how many symbols were ever removed, so that a walker resuming between two
+//!   RCU read sections knows whether the symbol it stopped at may be gone.
 
 use crate::ksym::Ksym;
 use kernel::{
     bindings,
     prelude::*,
     rbtree_latch::LatchTree,
-    sync::{global_lock, rcu},
+    sync::{
+        atomic::{Acquire, Atomic, Relaxed, Release},
+        global_lock, rcu,
+    },
     types::Opaque,
     warn_on, //
 };
@@ -34,8 +40,12 @@ static LIST: ListHead = ListHead(Opaque::new(bindings::list_head {
 global_lock! {
     // SAFETY: Initialized by `init()`, which runs in a pure initcall, before any BPF symbol can
     // be added.
-    unsafe(uninit) static WRITER: SpinLockIrq<()> = ();
+    //
+    // The value is the sequence number of the next symbol added.
+    unsafe(uninit) static WRITER: SpinLockIrq<u64> = 1;
 }
+
+static REMOVALS: Atomic<u64> = Atomic::new(0);
 
 /// Readies the registry; called once, early at boot.
 ///
@@ -54,13 +64,16 @@ pub(crate) unsafe fn init() {
 /// `ksym` is not registered, and stays valid until it is removed with [`del`] and an RCU grace
 /// period has elapsed.
 pub(crate) unsafe fn add(ksym: &Ksym) {
-    let _writer = WRITER.lock();
+    let mut next_seq = WRITER.lock();
     let lnode = ksym.lnode();
     // SAFETY: `lnode` is valid; its owner initialised it with `INIT_LIST_HEAD()`.
     let listed = unsafe { (*lnode).next } != lnode;
     if warn_on!(listed) {
         return;
     }
+    // SAFETY: `ksym` is not registered yet.
+    unsafe { ksym.set_seq(*next_seq) };
+    *next_seq += 1;
     // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the
     // safety requirements.
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
@@ -85,6 +98,14 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
     unsafe { TREE.erase(ksym) };
     // SAFETY: As above; `list_del_rcu()` leaves `next` intact for concurrent readers.
     unsafe { bindings::list_del_rcu(lnode) };
+    // Before `del` returns, hence before the owner can start the grace period that frees
+    // `ksym`: a walker that still reads the old count may dereference its cursor.
+    REMOVALS.store(REMOVALS.load(Relaxed) + 1, Release);
+}
+
+/// How many symbols were removed so far.
+pub(crate) fn removals(_rcu: &rcu::Guard) -> u64 {
+    REMOVALS.load(Acquire)
 }
 
 /// The symbol whose `[start, end]` holds `addr`, if any.
@@ -94,10 +115,31 @@ pub(crate) fn find<'a>(addr: usize, rcu: &'a rcu::Guard) -> Option<&'a Ksym> {
 }
 
 /// Iterates over the symbols in insertion order.
-pub(crate) fn iter(_rcu: &rcu::Guard) -> impl Iterator<Item = &Ksym> {
+pub(crate) fn iter(rcu: &rcu::Guard) -> impl Iterator<Item = &Ksym> {
+    // SAFETY: The head is a valid list node.
+    unsafe { iter_after(LIST.0.get(), rcu) }
+}
+
+/// Iterates over the symbols registered after `ksym`, in insertion order.
+///
+/// `ksym` must have been reached under `rcu`, or be known to be still registered; it may have
+/// been removed meanwhile: its `next` stays valid for the RCU read section.
+pub(crate) fn iter_from<'a>(ksym: &'a Ksym, rcu: &'a rcu::Guard) -> impl Iterator<Item = &'a Ksym> {
+    // SAFETY: Per the requirements above, `ksym.lnode()` is valid for `rcu`.
+    unsafe { iter_after(ksym.lnode(), rcu) }
+}
+
+/// # Safety
+///
+/// `start` is the list head or the `lnode` of a symbol valid for the RCU read section `'a`.
+unsafe fn iter_after<'a>(
+    start: *mut bindings::list_head,
+    _rcu: &'a rcu::Guard,
+) -> impl Iterator<Item = &'a Ksym> {
     let head = LIST.0.get();
-    // SAFETY: `head` is valid; racing with writers, hence volatile, as `rcu_dereference()`.
-    let mut pos = unsafe { core::ptr::read_volatile(&raw const (*head).next) };
+    // SAFETY: `start` is valid, per the safety requirements; racing with writers, hence
+    // volatile, as `rcu_dereference()`.
+    let mut pos = unsafe { core::ptr::read_volatile(&raw const (*start).next) };
     core::iter::from_fn(move || {
         if pos == head {
             return None;

@@ -66,6 +66,20 @@ fn listed() -> Result<KVec<KVec<u8>>> {
     Ok(out)
 }
 
+/// The name `bpf_get_kallsym_next()` gives for `symnum`, moving `cur`.
+fn name_at(cur: &mut bindings::bpf_ksym_cursor, symnum: u32) -> Result<Option<KVec<u8>>> {
+    let mut name = KVec::from_elem(0u8, bindings::KSYM_NAME_LEN as usize, GFP_KERNEL)?;
+    let (mut value, mut ty) = (0, 0);
+    // SAFETY: All pointers are valid; `name` holds `KSYM_NAME_LEN` bytes.
+    let ret = unsafe { bpf_get_kallsym_next(cur, symnum, &mut value, &mut ty, name.as_mut_ptr()) };
+    if ret != 0 {
+        return Ok(None);
+    }
+    let len = name.iter().position(|&b| b == 0).unwrap_or(0);
+    name.truncate(len);
+    Ok(Some(name))
+}
+
 /// What a concurrent reader thread checks, and what it saw.
 struct Reader {
     /// An address inside a symbol that stays registered for the whole test.
@@ -255,6 +269,71 @@ mod cases {
         assert_eq!(reader.misses.load(Relaxed), 0);
         // SAFETY: Added above.
         unsafe { bpf_ksym_del(stable.raw()) };
+        // SAFETY: Always safe.
+        unsafe { bindings::synchronize_rcu() };
+        Ok(())
+    }
+
+    /// A walker resumes correctly when the symbol its cursor points at, and others, are removed
+    /// between two calls: nothing twice, nothing live skipped.
+    #[test]
+    fn cursor_resumes_after_removals() -> Result {
+        let (_arena, base) = arena(0x500)?;
+        let mut syms = KVec::with_capacity(5, GFP_KERNEL)?;
+        for (i, n) in [
+            b"kunit_cur_a",
+            b"kunit_cur_b",
+            b"kunit_cur_c",
+            b"kunit_cur_d",
+        ]
+        .iter()
+        .enumerate()
+        {
+            syms.push(TestSym::new(base + 0x100 * i, 0x40, *n)?, GFP_KERNEL)?;
+        }
+        for s in syms.iter_mut() {
+            // SAFETY: Valid until deleted below and a grace period passed.
+            unsafe { bpf_ksym_add(s.raw()) };
+        }
+        let first = listed()?
+            .iter()
+            .position(|n| &n[..] == b"kunit_cur_a")
+            .ok_or(EINVAL)? as u32;
+        // SAFETY: All zeroes is a cursor at the start.
+        let mut cur: bindings::bpf_ksym_cursor = unsafe { core::mem::zeroed() };
+        let name = |n: &[u8]| -> Option<KVec<u8>> {
+            let mut v = KVec::new();
+            v.extend_from_slice(n, GFP_KERNEL).ok()?;
+            Some(v)
+        };
+
+        assert_eq!(name_at(&mut cur, first)?, name(b"kunit_cur_a"));
+        assert_eq!(name_at(&mut cur, first + 1)?, name(b"kunit_cur_b"));
+        // The same index again (the line did not fit in the read buffer): the same symbol.
+        assert_eq!(name_at(&mut cur, first + 1)?, name(b"kunit_cur_b"));
+        // The cursor's symbol goes; asking again yields the one after it.
+        // SAFETY: Added above.
+        unsafe { bpf_ksym_del(syms[1].raw()) };
+        assert_eq!(name_at(&mut cur, first + 1)?, name(b"kunit_cur_c"));
+        assert_eq!(name_at(&mut cur, first + 2)?, name(b"kunit_cur_d"));
+        // The cursor's symbol and the one before go, a new one comes: it is next.
+        // SAFETY: Added above.
+        unsafe { bpf_ksym_del(syms[3].raw()) };
+        // SAFETY: Added above.
+        unsafe { bpf_ksym_del(syms[2].raw()) };
+        syms.push(
+            TestSym::new(base + 0x400, 0x40, b"kunit_cur_e")?,
+            GFP_KERNEL,
+        )?;
+        // SAFETY: Valid until deleted below and a grace period passed.
+        unsafe { bpf_ksym_add(syms[4].raw()) };
+        assert_eq!(name_at(&mut cur, first + 3)?, name(b"kunit_cur_e"));
+        assert_eq!(name_at(&mut cur, first + 4)?, None);
+
+        for i in [0, 4] {
+            // SAFETY: Still registered.
+            unsafe { bpf_ksym_del(syms[i].raw()) };
+        }
         // SAFETY: Always safe.
         unsafe { bindings::synchronize_rcu() };
         Ok(())

@@ -12,6 +12,8 @@ kernel=$KOUT/arch/x86/boot/bzImage
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G -nographic -no-reboot
 	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz"
 	-append "console=ttyS0 panic=-1 oops=panic ksym_mode=$mode ${GUEST_CMDLINE:-}")
+# shellcheck disable=SC2206 # QEMU_EXTRA is a list of options
+[ -n "${QEMU_EXTRA:-}" ] && qemu+=($QEMU_EXTRA)
 
 if [ "$mode" = shell ]; then
 	step "booting $BPF_KSYM kernel to a guest shell (Ctrl-A X quits QEMU)"

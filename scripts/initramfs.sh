@@ -17,7 +17,8 @@ chmod 755 "$root" # mktemp made it 0700: unprivileged guest users must traverse 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,bpf_ksym,etc}
 cp /bin/busybox "$root/bin/busybox"
 cp "$ROOT/scripts/guest/init" "$root/init"
-cp "$ROOT/scripts/guest/demo.sh" "$tests/ksym_test" "$tests/ksym_progs.bpf.o" "$root/bpf_ksym/"
+cp "$ROOT/scripts/guest/demo.sh" "$tests"/*_test "$tests"/*.bpf.o \
+	"$tests"/bench_* "$root/bpf_ksym/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 

@@ -7,7 +7,7 @@ set -euo pipefail
 
 PRISTINE=$CACHE/linux-$KVER
 SRC=$BUILD/src
-OVERLAY_DIRS=(bpf_ksym rust samples Documentation tools)
+OVERLAY_DIRS=(bpf_ksym include rust samples Documentation tools)
 [ -f "$PRISTINE/.complete" ] || die "no kernel source at $PRISTINE: run scripts/fetch-source.sh"
 
 if [ ! -f "$SRC/.bpf_ksym_tree" ]; then

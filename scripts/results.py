@@ -25,9 +25,17 @@ def scan(path, variant):
     ended = False
     for i, line in enumerate(lines):
         if line.startswith('=== KSELFTEST BEGIN'):
-            in_tap = True
+            in_tap, planned, seen = True, None, 0
+            binary = line.split()[3] if len(line.split()) > 4 else 'kselftest'
             continue
-        if line.startswith('=== KSELFTEST END') or line.startswith('=== DEMO END'):
+        if line.startswith('=== KSELFTEST END'):
+            in_tap = False
+            if planned is None or seen < planned:
+                problems.append('%s reported %d of %s results (crashed?)' % (binary, seen, planned))
+            continue
+        if in_tap and (m := re.match(r'^1\.\.(\d+)$', line)):
+            planned = int(m.group(1))
+        if line.startswith('=== KSELFTESTS DONE') or line.startswith('=== DEMO END'):
             in_tap = False
             ended = True
             m = re.search(r'rc=(\d+)', line)
@@ -39,6 +47,8 @@ def scan(path, variant):
             suites.add(suite)
         m = TAP_CASE.match(line) if in_tap else KUNIT_CASE.match(line)
         if m:
+            if in_tap:
+                seen += 1
             name = m.group(2) if in_tap else '%s.%s' % (suite, m.group(2))
             if '# SKIP' in m.group(3):
                 skipped += 1

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The BPF part of `/proc/kallsyms` and `iter/ksym`: one symbol per call, in O(1).
+//!
+//! C header: [`include/linux/bpf_ksym.h`](srctree/include/linux/bpf_ksym.h)
+//!
+//! `seq_file` asks for symbol `symnum`, then `symnum + 1`, and so on, each time in a new RCU
+//! read section; at a `read()` boundary it asks for the same `symnum` again if that line did not
+//! fit. Mainline walked the list from its head for each of these calls, so one read cost
+//! O(n^2). A [`bindings::bpf_ksym_cursor`] remembers the symbol returned last instead:
+//!
+//! - nothing was removed since (the registry's removal count is unchanged): that symbol is still
+//!   registered, hence not freed, and the walk goes on from it in O(1);
+//! - something was removed: the walk starts again from the head and skips to the first symbol
+//!   inserted after the remembered one (by sequence number), O(n) once per removal.
+//!
+//! What a reader sees while symbols come and go: each symbol at most once, in insertion order;
+//! every symbol registered for the whole read; symbols added or removed during the read may or
+//! may not appear.
+
+use crate::{ksym::Ksym, registry};
+use kernel::{bindings, sync::rcu};
+
+/// Finds the symbol for index `symnum` and moves the cursor `cur` there.
+pub(crate) fn symbol_at<'a>(
+    cur: &mut bindings::bpf_ksym_cursor,
+    symnum: u32,
+    rcu: &'a rcu::Guard,
+) -> Option<&'a Ksym> {
+    let removals = registry::removals(rcu);
+    let again = symnum == cur.symnum;
+    let found = if cur.ksym.is_null() || !(again || symnum == cur.symnum.wrapping_add(1)) {
+        // A fresh walk or a jump (`lseek()`): count from the head, as mainline does.
+        registry::iter(rcu).nth(symnum as usize)
+    } else if removals == cur.removals {
+        // SAFETY: No symbol was removed since `cur.ksym` was returned, so it is still registered
+        // and stays valid for this RCU read section (see `registry::del`).
+        let last = unsafe { Ksym::from_raw(cur.ksym.cast_mut()) };
+        if again {
+            Some(last)
+        } else {
+            registry::iter_from(last, rcu).next()
+        }
+    } else {
+        // `cur.ksym` may be gone: resume by insertion order instead.
+        let seq = cur.seq;
+        registry::iter(rcu).find(|k| if again { k.seq() >= seq } else { k.seq() > seq })
+    };
+    match found {
+        Some(k) => {
+            cur.ksym = k.as_raw();
+            cur.seq = k.seq();
+            cur.removals = removals;
+            cur.symnum = symnum;
+        }
+        None => cur.ksym = core::ptr::null(),
+    }
+    found
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF part of /proc/kallsyms and iter/ksym, walked by a cursor
+ * (CONFIG_BPF_KSYM_RUST, bpf_ksym/kallsyms_walk.rs).
+ */
+#ifndef _LINUX_BPF_KSYM_H
+#define _LINUX_BPF_KSYM_H
+
+#include <linux/types.h>
+
+struct bpf_ksym;
+
+/**
+ * struct bpf_ksym_cursor - a reader's place among the BPF symbols
+ * @ksym: the symbol returned last, or NULL. Only dereferenced while no
+ *        symbol was removed since, so it cannot have been freed.
+ * @seq: its insertion sequence number; symbols are listed in that order.
+ * @removals: the registry's removal count when @ksym was returned.
+ * @symnum: the index @ksym was returned for.
+ *
+ * All zeroes is a cursor at the start. The owner of the cursor serializes
+ * its use (seq_file does).
+ */
+struct bpf_ksym_cursor {
+	const struct bpf_ksym *ksym;
+	u64 seq;
+	u64 removals;
+	unsigned int symnum;
+};
+
+int bpf_get_kallsym_next(struct bpf_ksym_cursor *cur, unsigned int symnum,
+			 unsigned long *value, char *type, char *sym);
+
+#endif /* _LINUX_BPF_KSYM_H */

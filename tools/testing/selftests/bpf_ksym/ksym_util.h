@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by the bpf_ksym kselftests: /proc/kallsyms parsing, loading. */
+#ifndef KSYM_UTIL_H
+#define KSYM_UTIL_H
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#define MAX_FUNCS 8
+
+struct prog_syms {
+	int nr;
+	unsigned long long addr[MAX_FUNCS];
+	unsigned int len[MAX_FUNCS];
+	char tag[17];
+};
+
+/* Addresses, sizes and tag of a loaded program, as bpftool reads them. */
+static inline int prog_syms(int fd, struct prog_syms *ps)
+{
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	int i;
+
+	memset(ps, 0, sizeof(*ps));
+	info.nr_jited_ksyms = MAX_FUNCS;
+	info.jited_ksyms = (__u64)(unsigned long)ps->addr;
+	info.nr_jited_func_lens = MAX_FUNCS;
+	info.jited_func_lens = (__u64)(unsigned long)ps->len;
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len))
+		return -errno;
+	ps->nr = info.nr_jited_ksyms;
+	for (i = 0; i < 8; i++)
+		sprintf(ps->tag + 2 * i, "%02x", info.tag[i]);
+	return 0;
+}
+
+struct kline {
+	unsigned long long addr;
+	char type;
+	char sym[512];
+	char mod[64];	/* "[bpf]", "[module]" or "" for core symbols */
+};
+
+/* Parse the next /proc/kallsyms line of @f into @k; 0 at the end. */
+static inline int next_kline(FILE *f, struct kline *k)
+{
+	char line[1024];
+	int n;
+
+	while (fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%llx %c %511s %63s", &k->addr, &k->type, k->sym, k->mod);
+		if (n < 3)
+			continue;
+		if (n == 3)
+			k->mod[0] = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Find the /proc/kallsyms line of the BPF symbol at @addr. Returns how many
+ * such lines there are and copies the name of the last one.
+ */
+static inline int kallsyms_bpf_at(unsigned long long addr, char *name, size_t size)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct kline k;
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (next_kline(f, &k)) {
+		if (k.addr != addr || strcmp(k.mod, "[bpf]") || k.type != 't')
+			continue;
+		snprintf(name, size, "%s", k.sym);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Lines naming @name; with @nonzero_only, only those whose address is not 0. */
+static inline int kallsyms_count(const char *name, int nonzero_only)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct kline k;
+	int n = 0;
+
+	if (!f)
+		return -errno;
+	while (next_kline(f, &k))
+		if (!strcmp(k.sym, name) && (!nonzero_only || k.addr))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Programs are freed after an RCU grace period, trampolines after an RCU-tasks
+ * one: poll up to 10 s for the symbol to go.
+ */
+static inline int wait_gone(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (kallsyms_count(name, 0) == 0)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+static inline struct bpf_object *open_obj(const char *file)
+{
+	char path[PATH_MAX], obj[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	struct bpf_object *o;
+
+	if (n < 0)
+		return NULL;
+	path[n] = 0;
+	snprintf(obj, sizeof(obj), "%s/%s", dirname(path), file);
+	o = bpf_object__open_file(obj, NULL);
+	if (!o || libbpf_get_error(o))
+		return NULL;
+	if (bpf_object__load(o)) {
+		bpf_object__close(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The programs of ksym_progs.bpf.c, loaded. */
+static inline struct bpf_object *open_progs(void)
+{
+	return open_obj("ksym_progs.bpf.o");
+}
+
+static inline int prog_fd(struct bpf_object *o, const char *name)
+{
+	return bpf_program__fd(bpf_object__find_program_by_name(o, name));
+}
+
+
+/* Room for many programs: each holds a file descriptor. */
+static inline void raise_nofile(void)
+{
+	struct rlimit r = { 1 << 16, 1 << 16 };
+
+	setrlimit(RLIMIT_NOFILE, &r);
+}
+
+/* Load a 2-instruction socket filter named @name; returns its fd. */
+static inline int load_tiny_prog(const char *name)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+
+	return bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, name, "GPL", insns, 2, &opts);
+}
+
+#endif /* KSYM_UTIL_H */
