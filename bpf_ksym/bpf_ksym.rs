@@ -14,11 +14,13 @@
 //!   order, for `/proc/kallsyms`), and the lock that serializes writers.
 //! - [`prog_name`]: `bpf_prog_<tag>` followed by `_<name>` when there is one.
 //! - [`kallsyms_walk`]: the cursor that makes a `/proc/kallsyms` read O(1) per BPF symbol.
+//! - [`fineibt`]: the `__cfi_` preamble symbols of programs under FineIBT.
 //! - [`exports`]: the functions C calls, with the signatures of the C headers.
 //!
 //! See `Documentation/bpf/bpf_ksym.rst`.
 
 pub mod exports;
+mod fineibt;
 mod kallsyms_walk;
 mod ksym;
 mod prog_name;

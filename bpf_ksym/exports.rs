@@ -6,7 +6,7 @@
 //! included: they take only the RCU read lock. Writers (`bpf_ksym_add`, `bpf_ksym_del`, ...)
 //! run in process or softirq context.
 
-use crate::{kallsyms_walk, ksym::Ksym, prog_name, registry};
+use crate::{fineibt, kallsyms_walk, ksym::Ksym, prog_name, registry};
 use kernel::{
     bindings,
     ffi::{c_char, c_int, c_uint, c_ulong},
@@ -83,11 +83,16 @@ pub unsafe extern "C" fn bpf_prog_kallsyms_add(fp: *mut bindings::bpf_prog) {
     let start = prog.bpf_func.map_or(0, |f| f as usize);
     aux.ksym.start = start;
     aux.ksym.end = start + prog.jited_len as usize;
+    // SAFETY: `tag` is the active member of its union once the program is loaded.
+    let tag = unsafe { &prog.__bindgen_anon_1.tag };
     // SAFETY: The program is valid and its ksym is not registered yet.
-    unsafe { prog_name::set(prog) };
+    unsafe { prog_name::set(tag, aux) };
     aux.ksym.prog = true;
     // SAFETY: `aux.ksym` is filled in and lives as long as the program, per the requirements.
     unsafe { registry::add(Ksym::from_raw(&raw mut aux.ksym)) };
+
+    // SAFETY: As above.
+    unsafe { fineibt::add_prefix(aux, start) };
 }
 
 /// Unregisters a program added by [`bpf_prog_kallsyms_add`].
@@ -103,6 +108,8 @@ pub unsafe extern "C" fn bpf_prog_kallsyms_del(fp: *mut bindings::bpf_prog) {
     }
     // SAFETY: `aux` is valid, and its `ksym.lnode` initialised at allocation.
     unsafe { registry::del(Ksym::from_raw(&raw mut (*(*fp).aux).ksym)) };
+    // SAFETY: As above.
+    unsafe { fineibt::del_prefix(&mut *(*fp).aux) };
 }
 
 /// Whether `addr` is inside (or just past) JIT-compiled BPF code.

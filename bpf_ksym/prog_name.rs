@@ -53,45 +53,58 @@ pub(crate) fn format(buf: &mut [u8], tag: &[u8], name: &[u8]) -> usize {
     out.finish()
 }
 
+/// Writes `__cfi_<name>` into `buf`, the FineIBT preamble's symbol of the program called `name`
+/// (NUL-terminated); returns its length.
+#[cfg_attr(
+    not(any(CONFIG_FINEIBT, CONFIG_BPF_KSYM_KUNIT_TEST)),
+    expect(dead_code, reason = "only FineIBT has __cfi_ symbols")
+)]
+pub(crate) fn format_cfi(buf: &mut [u8], name: &[u8]) -> usize {
+    let mut out = NameBuf::new(buf);
+    out.push(b"__cfi_");
+    out.push(until_nul(name));
+    out.finish()
+}
+
 /// The bytes before the first NUL of `s`.
 fn until_nul(s: &[u8]) -> &[u8] {
     &s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())]
 }
 
-/// The name part of `prog`'s symbol: BTF function name, else `aux->name`.
+/// The BTF name of function `idx` of `func_info`, if the program has BTF function info.
 ///
 /// # Safety
 ///
-/// `prog` is a valid, JIT-compiled program whose `aux` and BTF are valid for `'a`.
-unsafe fn prog_name<'a>(prog: &'a bindings::bpf_prog) -> &'a [u8] {
-    // SAFETY: `aux` is valid for the lifetime of the program, per the safety requirements.
-    let aux = unsafe { &*prog.aux };
-    if aux.func_info_cnt != 0 && aux.func_idx < aux.func_info_cnt {
-        // SAFETY: `func_info` has `func_info_cnt` entries and `func_idx` is in range.
-        let info = unsafe { &*aux.func_info.add(aux.func_idx as usize) };
-        // SAFETY: The verifier checked `type_id` against `btf`.
-        let ty = unsafe { bindings::btf_type_by_id(aux.btf, info.type_id) };
-        // SAFETY: `ty` is a valid type of `btf`, whose string section holds its name.
-        let name = unsafe { bindings::btf_name_by_offset(aux.btf, (*ty).name_off) };
-        if !name.is_null() {
-            // SAFETY: BTF strings are NUL-terminated and live as long as `btf`.
-            return unsafe { CStr::from_char_ptr(name) }.to_bytes();
-        }
+/// `func_info` has `cnt` entries whose types are in `btf`, and `btf` outlives `'a`.
+unsafe fn btf_func_name<'a>(
+    func_info: *const bindings::bpf_func_info,
+    cnt: u32,
+    idx: u32,
+    btf: *const bindings::btf,
+) -> Option<&'a [u8]> {
+    if cnt == 0 || idx >= cnt {
+        return None;
     }
-    until_nul(&aux.name)
+    // SAFETY: `idx < cnt`, per the check above and the safety requirements.
+    let info = unsafe { &*func_info.add(idx as usize) };
+    // SAFETY: The verifier checked `type_id` against `btf`.
+    let ty = unsafe { bindings::btf_type_by_id(btf, info.type_id) };
+    // SAFETY: `ty` is a valid type of `btf`, whose string section holds its name.
+    let name = unsafe { bindings::btf_name_by_offset(btf, (*ty).name_off) };
+    // SAFETY: BTF strings are NUL-terminated and live as long as `btf`.
+    (!name.is_null()).then(|| unsafe { CStr::from_char_ptr(name) }.to_bytes())
 }
 
-/// Sets `prog->aux->ksym`'s name, as `bpf_prog_ksym_set_name()` did in C.
+/// Sets `aux->ksym.name` of a program with tag `tag`, as `bpf_prog_ksym_set_name()` did in C:
+/// the BTF function name when there is one (not cut to `BPF_OBJ_NAME_LEN`), else `aux->name`.
 ///
 /// # Safety
 ///
-/// As for [`prog_name`], and nothing reads `aux->ksym.name` concurrently (it is not registered).
-pub(crate) unsafe fn set(prog: &bindings::bpf_prog) {
+/// `aux` belongs to a valid, JIT-compiled program whose BTF is valid; its ksym is not
+/// registered, so nothing reads the name concurrently.
+pub(crate) unsafe fn set(tag: &[u8], aux: &mut bindings::bpf_prog_aux) {
     // SAFETY: Per the safety requirements.
-    let name = unsafe { prog_name(prog) };
-    // SAFETY: The caller has the only access to the unregistered `ksym`.
-    let sym = unsafe { &mut (*prog.aux).ksym.name };
-    // SAFETY: `tag` is the active member of its union once the program is loaded.
-    let tag = unsafe { &prog.__bindgen_anon_1.tag };
-    format(sym, tag, name);
+    let btf = unsafe { btf_func_name(aux.func_info, aux.func_info_cnt, aux.func_idx, aux.btf) };
+    let name = btf.unwrap_or_else(|| until_nul(&aux.name));
+    format(&mut aux.ksym.name, tag, name);
 }

@@ -338,4 +338,21 @@ mod cases {
         unsafe { bindings::synchronize_rcu() };
         Ok(())
     }
+
+    /// Names are `bpf_prog_<tag>[_<name>]`, cut and NUL-terminated like C's `snprintf()`.
+    #[test]
+    fn prog_names_are_formatted_and_cut() {
+        use crate::prog_name::{format, format_cfi};
+        let tag = [0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x02, 0x03];
+        let mut buf = [0xffu8; 40];
+        let n = format(&mut buf, &tag, b"probe");
+        assert_eq!(&buf[..=n], b"bpf_prog_deadbeef00010203_probe\0");
+        let n = format(&mut buf, &tag, b"");
+        assert_eq!(&buf[..=n], b"bpf_prog_deadbeef00010203\0");
+        let mut small = [0xffu8; 12];
+        assert_eq!(format(&mut small, &tag, b"probe"), 11);
+        assert_eq!(&small, b"bpf_prog_de\0");
+        let n = format_cfi(&mut buf, b"bpf_prog_x\0\0\0");
+        assert_eq!(&buf[..=n], b"__cfi_bpf_prog_x\0");
+    }
 }
