@@ -8,6 +8,7 @@
 //! `bpf_prog_kallsyms_add()` registers `aux->ksym_prefix` for it, and so do we. Without
 //! `CONFIG_FINEIBT` these are no-ops.
 
+#[cfg(not(CONFIG_FINEIBT))]
 use kernel::bindings;
 
 #[cfg(CONFIG_FINEIBT)]

@@ -56,17 +56,20 @@ def main():
                     results.setdefault((mode, variant, n), []).append(v)
     records = []
     print()
-    print('%-7s %6s %12s %12s %8s %16s %16s' % ('mode', 'N', 'C ms', 'Rust ms', 'C/Rust',
-                                                 'Rust ns/BPF line', 'ns/core line'))
+    print('%-7s %6s %10s %10s %8s %18s %14s' % (
+        'mode', 'N', 'C ms', 'Rust ms', 'C/Rust', 'Rust ns/BPF line', 'ns/core line'))
     for mode in MODES:
-        med = {(v, n): statistics.median(x[0] for x in results[(mode, v, n)])
-               for v in ('rust', 'c') for n in [0] + NS}
+        runs = {v: {n: [x[0] for x in results[(mode, v, n)]] for n in [0] + NS}
+                for v in ('rust', 'c')}
         lines0 = results[(mode, 'rust', 0)][0][1]
+        # Per-line costs from differences within one boot: drift between boots cancels.
+        per_core = statistics.median(t / lines0 * 1e6 for t in runs['rust'][0])
         for n in [0] + NS:
-            c, rust = med[('c', n)], med[('rust', n)]
-            per_bpf = (rust - med[('rust', 0)]) / n * 1e6 if n else float('nan')
-            per_core = med[('rust', 0)] / lines0 * 1e6
-            print('%-7s %6d %12.1f %12.1f %7.1fx %16.0f %16.0f' % (
+            c, rust = statistics.median(runs['c'][n]), statistics.median(runs['rust'][n])
+            per_bpf = (statistics.median((tn - t0) / n * 1e6 for tn, t0 in
+                                         zip(runs['rust'][n], runs['rust'][0]))
+                       if n else float('nan'))
+            print('%-7s %6d %10.1f %10.1f %7.1fx %18.0f %14.0f' % (
                 mode, n, c, rust, c / rust, per_bpf, per_core))
             records.append({'workload': 'kallsyms_read', 'n': n, 'mode': mode,
                             'c': c, 'rust': rust, 'unit': 'ms'})

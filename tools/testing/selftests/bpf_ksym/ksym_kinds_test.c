@@ -19,17 +19,7 @@
 
 static int nonzero_bpf_line(const char *name)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	struct kline k;
-	int n = 0;
-
-	if (!f)
-		return -errno;
-	while (next_kline(f, &k))
-		if (!strcmp(k.sym, name) && k.addr && k.type == 't' && !strcmp(k.mod, "[bpf]"))
-			n++;
-	fclose(f);
-	return n;
+	return kallsyms_count(name, KS_NONZERO | KS_BPF_TEXT);
 }
 
 TEST(fentry_trampoline_appears_on_attach_and_goes_on_detach)

@@ -76,7 +76,7 @@ TEST(unprivileged_reader_sees_no_bpf_address)
 	ASSERT_EQ(0, prog_syms(prog_fd(o, "ksym_caller"), &ps));
 	snprintf(name, sizeof(name), "bpf_prog_%s_ksym_caller", ps.tag);
 	/* root sees it with its address ... */
-	ASSERT_EQ(1, kallsyms_count(name, 1));
+	ASSERT_EQ(1, kallsyms_count(name, KS_NONZERO));
 
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -87,7 +87,7 @@ TEST(unprivileged_reader_sees_no_bpf_address)
 		if (setgid(65534) || setuid(65534))
 			_exit(10);
 		named = kallsyms_count(name, 0);
-		with_addr = kallsyms_count(name, 1);
+		with_addr = kallsyms_count(name, KS_NONZERO);
 		if (named < 0)
 			_exit(11);
 		/* The line may be listed, but only with a zero address. */

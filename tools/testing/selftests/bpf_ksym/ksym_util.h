@@ -89,8 +89,11 @@ static inline int kallsyms_bpf_at(unsigned long long addr, char *name, size_t si
 	return n;
 }
 
-/* Lines naming @name; with @nonzero_only, only those whose address is not 0. */
-static inline int kallsyms_count(const char *name, int nonzero_only)
+#define KS_NONZERO	1	/* only lines with a non-zero address */
+#define KS_BPF_TEXT	2	/* only "t ... [bpf]" lines */
+
+/* Lines naming @name that pass the KS_* @filter. */
+static inline int kallsyms_count(const char *name, int filter)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	struct kline k;
@@ -99,7 +102,8 @@ static inline int kallsyms_count(const char *name, int nonzero_only)
 	if (!f)
 		return -errno;
 	while (next_kline(f, &k))
-		if (!strcmp(k.sym, name) && (!nonzero_only || k.addr))
+		if (!strcmp(k.sym, name) && (!(filter & KS_NONZERO) || k.addr) &&
+		    (!(filter & KS_BPF_TEXT) || (k.type == 't' && !strcmp(k.mod, "[bpf]"))))
 			n++;
 	fclose(f);
 	return n;
