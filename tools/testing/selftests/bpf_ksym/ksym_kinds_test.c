@@ -150,6 +150,39 @@ TEST(ksymbol_events_on_program_load_and_unload)
 	}
 }
 
+/* Run @cmd with /bin/sh; return how many output lines contain @needle, or -1. */
+static int count_output_lines(const char *cmd, const char *needle)
+{
+	char line[4096];
+	FILE *p = popen(cmd, "r");
+	int n = 0;
+
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		if (strstr(line, needle))
+			n++;
+	return pclose(p) == 0 ? n : -1;
+}
+
+TEST(perf_record_shows_ksymbol_event_of_program_loaded_meanwhile)
+{
+	int rec, registered;
+
+	/* The perf tool itself, as users run it: load ksym_progs.bpf.o while recording. */
+	rec = system("rm -rf /sys/fs/bpf/ksymbol_probe /tmp/ksymbol.data; "
+		     "perf record -q -a -e dummy -o /tmp/ksymbol.data -- "
+		     "bpftool prog loadall /bpf_ksym/ksym_progs.bpf.o "
+		     "/sys/fs/bpf/ksymbol_probe >/dev/null 2>&1");
+	registered = count_output_lines("perf script -i /tmp/ksymbol.data --show-bpf-events "
+					"2>/dev/null | grep 'PERF_RECORD_KSYMBOL.*flags 0x0 '",
+					"_ksym_caller");
+	/* Unload before asserting: later tests count this program's lines. */
+	system("rm -rf /sys/fs/bpf/ksymbol_probe /tmp/ksymbol.data");
+	ASSERT_EQ(0, rec) TH_LOG("perf record or bpftool failed");
+	ASSERT_EQ(1, registered) TH_LOG("want one KSYMBOL register event for ksym_caller");
+}
+
 /* Read a whole file into a malloc'd, NUL-terminated buffer. */
 static char *slurp_fd(int fd)
 {
