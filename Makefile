@@ -5,6 +5,7 @@
 #   make test-all            make test for the Rust and the C registry (what CI runs)
 #   make shell               boot the same kernel to a guest shell
 #   make bench-kallsyms      time full /proc/kallsyms reads, Rust against C
+#   make bench-query         KALLSYMS_QUERY against parsing /proc/kallsyms
 #   make build               install, fetch, patch, configure, build (no boot)
 #   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n)
 #
@@ -15,7 +16,7 @@ export BPF_KSYM
 S := scripts
 
 .PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
-	bench-kallsyms
+	bench-kallsyms bench-query
 
 all: test
 
@@ -57,6 +58,10 @@ bench-kallsyms:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
 	@$(MAKE) --no-print-directory build BPF_KSYM=c
 	@python3 $(S)/bench-kallsyms.py
+
+# KALLSYMS_QUERY against parsing the text, as symbolizers do; writes build/bench/query.json.
+bench-query: build
+	@python3 $(S)/bench-query.py
 
 shell: build
 	@bash $(S)/boot.sh shell

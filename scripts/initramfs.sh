@@ -10,6 +10,11 @@ step "building selftests and initramfs"
 mkdir -p "$tests"
 make -s -C "$ROOT/tools/testing/selftests/bpf_ksym" KSRC="$BUILD/src" OUT="$tests" ||
 	die "building tools/testing/selftests/bpf_ksym failed"
+make -s -C "$ROOT/samples/kallsyms_query" OUT="$tests" ||
+	die "building samples/kallsyms_query failed"
+cargo build -q --release --offline --manifest-path "$ROOT/tools/ksym-query/Cargo.toml" \
+	--target-dir "$BUILD/ksym-query" || die "building tools/ksym-query failed"
+cp "$BUILD/ksym-query/release/ksym-query" "$tests/"
 
 root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
@@ -18,14 +23,15 @@ mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,bpf_ksym,etc}
 cp /bin/busybox "$root/bin/busybox"
 cp "$ROOT/scripts/guest/init" "$root/init"
 cp "$ROOT/scripts/guest/demo.sh" "$tests"/*_test "$tests"/*.bpf.o \
-	"$tests"/bench_* "$root/bpf_ksym/"
+	"$tests"/bench_kallsyms "$tests"/bench_query "$tests"/kallsyms_query "$root/bpf_ksym/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 
 # Dynamic tools with every library they load.
-for bin in /usr/sbin/bpftool /usr/bin/perf; do
-	cp "$bin" "$root$bin"
-	ldd "$bin" | grep -oE '/[^ ]+' | while read -r lib; do
+cp "$tests/ksym-query" "$root/usr/bin/"
+for bin in /usr/sbin/bpftool /usr/bin/perf /usr/bin/ksym-query; do
+	[ -f "$root$bin" ] || cp "$bin" "$root$bin"
+	ldd "$root$bin" | grep -oE '/[^ ]+' | while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done

@@ -7,7 +7,7 @@ set -euo pipefail
 
 PRISTINE=$CACHE/linux-$KVER
 SRC=$BUILD/src
-OVERLAY_DIRS=(bpf_ksym include rust samples Documentation tools)
+OVERLAY_DIRS=(bpf_ksym kallsyms_query include rust samples Documentation tools)
 [ -f "$PRISTINE/.complete" ] || die "no kernel source at $PRISTINE: run scripts/fetch-source.sh"
 
 if [ ! -f "$SRC/.bpf_ksym_tree" ]; then
@@ -31,7 +31,7 @@ owned_now=$stage.list
 		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$ROOT/patches/$p"
 	done <"$ROOT/patches/series"
 	for d in "${OVERLAY_DIRS[@]}"; do
-		if [ -d "$ROOT/$d" ]; then (cd "$ROOT" && find "$d" -type f ! -name '.*'); fi
+		if [ -d "$ROOT/$d" ]; then (cd "$ROOT" && find "$d" -name target -prune -o -type f ! -name '.*' -print); fi
 	done
 } | sort -u >"$owned_now"
 
@@ -50,7 +50,8 @@ done <"$ROOT/patches/series"
 # ... then the overlay on top.
 for d in "${OVERLAY_DIRS[@]}"; do
 	if [ -d "$ROOT/$d" ]; then
-		(cd "$ROOT" && find "$d" -type f ! -name '.*' -print0 | xargs -0 -r cp --parents -t "$stage")
+		(cd "$ROOT" && find "$d" -name target -prune -o -type f ! -name '.*' -print0 |
+			xargs -0 -r cp --parents -t "$stage")
 	fi
 done
 

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `KALLSYMS_QUERY`: point queries on `/proc/kallsyms`.
+//!
+//! C headers: [`include/uapi/linux/fs.h`](srctree/include/uapi/linux/fs.h),
+//! [`include/linux/kallsyms_query.h`](srctree/include/linux/kallsyms_query.h)
+//!
+//! `kernel/kallsyms.c` owns the `proc_ops` seam and calls [`kallsyms_query`] with the user's
+//! `struct kallsyms_query`. Every error is one of the errnos the uapi header documents.
+
+use kernel::{
+    bindings,
+    error::{code::*, to_result, Error},
+    ffi::{c_char, c_int, c_long, c_ulong, c_void},
+    prelude::*,
+};
+
+type Query = bindings::kallsyms_query;
+
+const SIZE_VER0: usize = bindings::KALLSYMS_QUERY_SIZE_VER0 as usize;
+const SIZE_VER1: usize = bindings::KALLSYMS_QUERY_SIZE_VER1 as usize;
+const NAME_LEN: usize = bindings::KSYM_NAME_LEN as usize;
+const PAGE_SIZE: usize = bindings::PAGE_SIZE;
+
+const _: () = assert!(core::mem::size_of::<Query>() == SIZE_VER1);
+
+/// Answers one `KALLSYMS_QUERY` ioctl.
+///
+/// `show_value` says whether the opener of `/proc/kallsyms` may see addresses; without it every
+/// query fails with `EPERM`, so that no answer leaks the kernel's layout.
+///
+/// # Safety
+///
+/// `uarg` is the ioctl's user pointer (it may be anything; it is only accessed through the user
+/// copy functions).
+#[export]
+pub unsafe extern "C" fn kallsyms_query(show_value: bool, uarg: *mut c_void) -> c_long {
+    match query(show_value, uarg) {
+        Ok(()) => 0,
+        Err(e) => e.to_errno() as c_long,
+    }
+}
+
+fn query(show_value: bool, uarg: *mut c_void) -> Result {
+    if !show_value {
+        return Err(EPERM);
+    }
+    let mut usize_ = 0u64;
+    copy_from_user(&mut usize_, uarg)?;
+    if usize_ > PAGE_SIZE as u64 {
+        return Err(E2BIG);
+    }
+    let usize_ = usize_ as usize;
+    if usize_ < SIZE_VER0 {
+        return Err(EINVAL);
+    }
+    // SAFETY: All zeroes is a valid `kallsyms_query`.
+    let mut q: Query = unsafe { core::mem::zeroed() };
+    // SAFETY: `q` is a valid destination of its size; `uarg` is only used as a user pointer.
+    // Bytes of a larger user struct beyond ours must be zero (`E2BIG` otherwise).
+    to_result(unsafe {
+        bindings::copy_struct_from_user(
+            (&raw mut q).cast(),
+            core::mem::size_of::<Query>(),
+            uarg,
+            usize_,
+        )
+    })?;
+
+    match u32::try_from(q.query_flags) {
+        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_SYMBOL) => by_symbol(&mut q)?,
+        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) => {
+            by_addr(&mut q, usize_ >= SIZE_VER1)?
+        }
+        _ => return Err(EINVAL),
+    }
+    // Write back what the caller's struct version has room for.
+    let len = core::mem::size_of::<Query>().min(usize_);
+    copy_to_user(uarg, (&raw const q).cast(), len)
+}
+
+/// `KALLSYMS_QUERY_BY_SYMBOL`: the address of the symbol named at `sym_name_addr`.
+fn by_symbol(q: &mut Query) -> Result {
+    if q.sym_addr != 0 || q.sym_name_size != 0 {
+        return Err(EINVAL);
+    }
+    let mut name = [0u8; NAME_LEN];
+    // SAFETY: `name` holds `NAME_LEN` bytes; the source is a user pointer.
+    let len = unsafe {
+        bindings::strncpy_from_user(
+            name.as_mut_ptr().cast::<c_char>(),
+            q.sym_name_addr as usize as *const c_char,
+            NAME_LEN as c_long,
+        )
+    };
+    if len < 0 {
+        return Err(Error::from_errno(len as c_int));
+    }
+    match len as usize {
+        0 => return Err(EINVAL),
+        NAME_LEN => return Err(ENAMETOOLONG),
+        _ => {}
+    }
+    q.sym_addr = vmlinux_address(&name).or_else(|e| {
+        if e == ENOENT {
+            module_address(&name)
+        } else {
+            Err(e)
+        }
+    })? as u64;
+    Ok(())
+}
+
+/// The one address of `name` (NUL-terminated) in vmlinux; aliases at one address are fine.
+fn vmlinux_address(name: &[u8]) -> Result<usize> {
+    let (mut start, mut end) = (0, 0);
+    // SAFETY: `name` is NUL-terminated; `start` and `end` are valid.
+    if unsafe { bindings::kallsyms_query_find_names(name.as_ptr().cast(), &mut start, &mut end) }
+        != 0
+    {
+        return Err(ENOENT);
+    }
+    // SAFETY: `start..=end` are indices just returned by the lookup.
+    let addr = unsafe { bindings::kallsyms_query_name_address(start) };
+    for i in start + 1..=end {
+        // SAFETY: As above.
+        if unsafe { bindings::kallsyms_query_name_address(i) } != addr {
+            return Err(EADDRNOTAVAIL);
+        }
+    }
+    Ok(addr)
+}
+
+/// What a walk over module symbols found so far.
+struct ModuleFind<'a> {
+    name: &'a [u8],
+    addr: Option<usize>,
+}
+
+/// Called for each module symbol; stops the walk with `EADDRNOTAVAIL` on a second address.
+///
+/// # Safety
+///
+/// `data` is a `ModuleFind`; `name` is a NUL-terminated string.
+unsafe extern "C" fn module_symbol(data: *mut c_void, name: *const c_char, addr: c_ulong) -> c_int {
+    // SAFETY: Per the safety requirements.
+    let (find, name) = unsafe {
+        (
+            &mut *data.cast::<ModuleFind<'_>>(),
+            CStr::from_char_ptr(name),
+        )
+    };
+    if name.to_bytes_with_nul() != find.name {
+        return 0;
+    }
+    match find.addr {
+        Some(a) if a != addr => EADDRNOTAVAIL.to_errno(),
+        _ => {
+            find.addr = Some(addr);
+            0
+        }
+    }
+}
+
+/// The one address of `name` (NUL-terminated) among the loaded modules.
+fn module_address(name: &[u8]) -> Result<usize> {
+    let len = name
+        .iter()
+        .position(|&b| b == 0)
+        .map_or(name.len(), |n| n + 1);
+    let mut find = ModuleFind {
+        name: &name[..len],
+        addr: None,
+    };
+    // SAFETY: `module_symbol` matches the callback type and `find` outlives the walk.
+    let err = unsafe {
+        bindings::module_kallsyms_on_each_symbol(
+            core::ptr::null(),
+            Some(module_symbol),
+            (&raw mut find).cast(),
+        )
+    };
+    // Not found first: without modules the walk itself fails with `EOPNOTSUPP`.
+    let addr = find.addr.ok_or(ENOENT)?;
+    to_result(err)?;
+    Ok(addr)
+}
+
+/// `KALLSYMS_QUERY_BY_ADDR`: the symbol that covers `sym_addr`, as `%pS` finds it.
+fn by_addr(q: &mut Query, ver1: bool) -> Result {
+    if q.sym_name_size == 0 {
+        return Err(EINVAL);
+    }
+    let addr = q.sym_addr as usize;
+    let mut name = [0u8; NAME_LEN];
+    let (mut size, mut offset) = (0, 0);
+    let mut modname: *mut c_char = core::ptr::null_mut();
+    // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
+    let found = unsafe {
+        bindings::kallsyms_lookup(
+            addr,
+            &mut size,
+            &mut offset,
+            &mut modname,
+            name.as_mut_ptr(),
+        )
+    };
+    if found.is_null() {
+        return Err(ENOENT);
+    }
+    let len = name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
+    if (q.sym_name_size as usize) < len {
+        return Err(ENAMETOOLONG);
+    }
+    copy_to_user(
+        q.sym_name_addr as usize as *mut c_void,
+        name.as_ptr().cast(),
+        len,
+    )?;
+    q.sym_name_size = len as u64;
+    if ver1 {
+        q.sym_start = (addr - offset) as u64;
+        q.sym_size = size as u64;
+        let owner: &[u8] = if !modname.is_null() {
+            // SAFETY: `kallsyms_lookup` returns a NUL-terminated module name that stays valid
+            // until we reschedule.
+            unsafe { CStr::from_char_ptr(modname) }.to_bytes()
+        // SAFETY: Always safe to call.
+        } else if unsafe { bindings::is_bpf_text_address(addr) } {
+            b"bpf"
+        } else {
+            b""
+        };
+        let n = owner.len().min(q.sym_owner.len() - 1);
+        q.sym_owner[..n].copy_from_slice(&owner[..n]);
+    }
+    Ok(())
+}
+
+fn copy_from_user(dst: &mut u64, src: *const c_void) -> Result {
+    // SAFETY: `dst` is valid for 8 bytes; `src` is a user pointer.
+    match unsafe { bindings::copy_from_user(core::ptr::from_mut(dst).cast(), src, 8) } {
+        0 => Ok(()),
+        _ => Err(EFAULT),
+    }
+}
+
+fn copy_to_user(dst: *mut c_void, src: *const c_void, len: usize) -> Result {
+    // SAFETY: `src` is valid for `len` bytes (all callers pass kernel buffers of that size);
+    // `dst` is a user pointer.
+    match unsafe { bindings::copy_to_user(dst, src, len as c_ulong) } {
+        0 => Ok(()),
+        _ => Err(EFAULT),
+    }
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * KALLSYMS_QUERY uapi for userspace built against older kernel headers; the
+ * same definitions as include/uapi/linux/fs.h of this tree.
+ */
+#ifndef KSYM_KALLSYMS_QUERY_H
+#define KSYM_KALLSYMS_QUERY_H
+
+#include <linux/fs.h>
+#include <linux/types.h>
+
+#ifndef PROCFS_IOCTL_MAGIC
+#define PROCFS_IOCTL_MAGIC	'f'
+#endif
+
+#ifndef KALLSYMS_QUERY
+#define KALLSYMS_QUERY	_IOWR(PROCFS_IOCTL_MAGIC, 18, struct kallsyms_query)
+
+enum kallsyms_query_flags {
+	KALLSYMS_QUERY_BY_SYMBOL = 0x01,
+	KALLSYMS_QUERY_BY_ADDR = 0x02,
+};
+
+struct kallsyms_query {
+	__u64 size;
+	__u64 query_flags;
+	__u64 sym_name_addr;
+	__u64 sym_addr;
+	__u64 sym_name_size;
+	__u64 sym_start;
+	__u64 sym_size;
+	char sym_owner[56];
+};
+
+#define KALLSYMS_QUERY_SIZE_VER0	40
+#define KALLSYMS_QUERY_SIZE_VER1	112
+#endif
+
+#endif /* KSYM_KALLSYMS_QUERY_H */

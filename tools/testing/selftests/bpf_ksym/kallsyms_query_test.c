@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KALLSYMS_QUERY on /proc/kallsyms: each mode, each documented errno, the
+ * BPF boundary, privilege, and a cross-check against the text for every text
+ * symbol.
+ */
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "ksym_util.h"
+#include "kallsyms_query.h"
+
+static int kq_fd(void)
+{
+	return open("/proc/kallsyms", O_RDONLY);
+}
+
+/* Run one query of @size bytes; 0 or -errno. */
+static int kq(int fd, struct kallsyms_query *q, __u64 size)
+{
+	q->size = size;
+	return ioctl(fd, KALLSYMS_QUERY, q) ? -errno : 0;
+}
+
+static int by_name(int fd, const char *name, unsigned long long *addr)
+{
+	struct kallsyms_query q = {
+		.query_flags = KALLSYMS_QUERY_BY_SYMBOL,
+		.sym_name_addr = (unsigned long)name,
+	};
+	int err = kq(fd, &q, sizeof(q));
+
+	*addr = q.sym_addr;
+	return err;
+}
+
+static int by_addr(int fd, unsigned long long addr, char *name, size_t size,
+		   struct kallsyms_query *out)
+{
+	struct kallsyms_query q = {
+		.query_flags = KALLSYMS_QUERY_BY_ADDR,
+		.sym_addr = addr,
+		.sym_name_addr = (unsigned long)name,
+		.sym_name_size = size,
+	};
+	int err = kq(fd, &q, sizeof(q));
+
+	if (out)
+		*out = q;
+	return err;
+}
+
+TEST(by_symbol_and_by_addr_agree_on_a_core_function)
+{
+	unsigned long long addr;
+	struct kallsyms_query q;
+	char name[512];
+	int fd = kq_fd();
+
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	ASSERT_NE(0, addr);
+	ASSERT_EQ(1, kallsyms_count("bpf_user_rnd_u32", KS_NONZERO));
+	ASSERT_EQ(0, by_addr(fd, addr + 1, name, sizeof(name), &q));
+	ASSERT_STREQ("bpf_user_rnd_u32", name);
+	ASSERT_EQ(strlen(name) + 1, q.sym_name_size);
+	/* Version 1 fields: where the symbol starts, its size, owner "" for vmlinux. */
+	ASSERT_EQ(addr, q.sym_start);
+	ASSERT_LT(1, q.sym_size);
+	ASSERT_STREQ("", q.sym_owner);
+	close(fd);
+}
+
+TEST(version0_callers_get_no_version1_fields)
+{
+	struct kallsyms_query q;
+	unsigned long long addr;
+	char name[512];
+	int fd = kq_fd();
+
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	memset(&q, 0xab, sizeof(q));
+	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
+	q.sym_addr = addr;
+	q.sym_name_addr = (unsigned long)name;
+	q.sym_name_size = sizeof(name);
+	ASSERT_EQ(0, kq(fd, &q, KALLSYMS_QUERY_SIZE_VER0));
+	ASSERT_STREQ("bpf_user_rnd_u32", name);
+	/* Nothing beyond the 40 bytes the caller declared is written. */
+	ASSERT_EQ(0xababababababababULL, q.sym_start);
+	close(fd);
+}
+
+TEST(bad_sizes_and_flags)
+{
+	struct {
+		struct kallsyms_query q;
+		char tail[200];
+	} big = {};
+	char name[512];
+	int fd = kq_fd();
+
+	big.q.query_flags = KALLSYMS_QUERY_BY_SYMBOL;
+	big.q.sym_name_addr = (unsigned long)"bpf_user_rnd_u32";
+	ASSERT_EQ(-EINVAL, kq(fd, &big.q, 32));
+	ASSERT_EQ(-EINVAL, kq(fd, &big.q, 0));
+	ASSERT_EQ(-E2BIG, kq(fd, &big.q, 4097));
+	/* A larger struct with zeroed unknown bytes is fine ... */
+	ASSERT_EQ(0, kq(fd, &big.q, sizeof(big)));
+	/* ... with a non-zero unknown byte it is not. */
+	big.q.sym_addr = 0;
+	big.tail[150] = 1;
+	ASSERT_EQ(-E2BIG, kq(fd, &big.q, sizeof(big)));
+	big.tail[150] = 0;
+
+	big.q.sym_addr = 0;
+	big.q.query_flags = 0;
+	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
+	big.q.query_flags = KALLSYMS_QUERY_BY_SYMBOL | KALLSYMS_QUERY_BY_ADDR;
+	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
+	big.q.query_flags = 4;
+	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
+	/* BY_SYMBOL wants sym_addr and sym_name_size zero on input. */
+	big.q.query_flags = KALLSYMS_QUERY_BY_SYMBOL;
+	big.q.sym_name_size = 8;
+	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
+	/* BY_ADDR wants a buffer. */
+	ASSERT_EQ(-EINVAL, by_addr(fd, 0xffffffff81000000ULL, name, 0, NULL));
+	close(fd);
+}
+
+TEST(unmapped_pointers_fault)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	char *none = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned long long addr;
+	char *edge;
+	int fd = kq_fd();
+
+	ASSERT_NE(MAP_FAILED, none);
+	ASSERT_EQ(-1, ioctl(fd, KALLSYMS_QUERY, none));
+	ASSERT_EQ(EFAULT, errno);
+	ASSERT_EQ(-EFAULT, by_name(fd, none, &addr));
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	ASSERT_EQ(-EFAULT, by_addr(fd, addr, none, 512, NULL));
+	/* A name without terminator that runs into an unmapped page. */
+	edge = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, edge);
+	ASSERT_EQ(0, munmap(edge + page, page));
+	memset(edge + page - 8, 'a', 8);
+	ASSERT_EQ(-EFAULT, by_name(fd, edge + page - 8, &addr));
+	munmap(edge, page);
+	munmap(none, page);
+	close(fd);
+}
+
+TEST(name_errors)
+{
+	static char long_name[600];
+	unsigned long long addr;
+	char small[4];
+	int fd = kq_fd();
+
+	ASSERT_EQ(-EINVAL, by_name(fd, "", &addr));
+	memset(long_name, 'a', 512);
+	ASSERT_EQ(-ENAMETOOLONG, by_name(fd, long_name, &addr));
+	/* 511 characters fit, and name nothing. */
+	long_name[511] = 0;
+	ASSERT_EQ(-ENOENT, by_name(fd, long_name, &addr));
+	ASSERT_EQ(-ENOENT, by_name(fd, "no_such_symbol_in_this_kernel", &addr));
+	/* Exact match only: a prefix of a real name is no match. */
+	ASSERT_EQ(-ENOENT, by_name(fd, "bpf_user_rnd_u3", &addr));
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	ASSERT_EQ(-ENAMETOOLONG, by_addr(fd, addr, small, sizeof(small), NULL));
+	ASSERT_EQ(-ENOENT, by_addr(fd, 0x10, small, sizeof(small), NULL));
+	close(fd);
+}
+
+struct named_addr {
+	unsigned long long addr;
+	char name[128];
+};
+
+static int by_name_then_addr(const void *a, const void *b)
+{
+	const struct named_addr *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* A vmlinux name listed at two addresses, e.g. two static functions. */
+static int find_duplicate(char *out, size_t size)
+{
+	static struct named_addr seen[200000];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct kline k;
+	int n = 0, i;
+
+	while (f && n < 200000 && next_kline(f, &k))
+		if (!k.mod[0] && strlen(k.sym) < sizeof(seen[0].name)) {
+			seen[n].addr = k.addr;
+			strcpy(seen[n++].name, k.sym);
+		}
+	if (f)
+		fclose(f);
+	qsort(seen, n, sizeof(seen[0]), by_name_then_addr);
+	for (i = 1; i < n; i++)
+		if (!strcmp(seen[i - 1].name, seen[i].name) && seen[i - 1].addr != seen[i].addr) {
+			snprintf(out, size, "%s", seen[i].name);
+			return 1;
+		}
+	return 0;
+}
+
+TEST(name_at_two_addresses_is_ambiguous)
+{
+	unsigned long long addr;
+	char name[128];
+	int fd = kq_fd();
+
+	ASSERT_EQ(1, find_duplicate(name, sizeof(name)))
+		TH_LOG("no vmlinux name at two addresses to test with");
+	ASSERT_EQ(-EADDRNOTAVAIL, by_name(fd, name, &addr)) TH_LOG("name %s", name);
+	close(fd);
+}
+
+TEST(bpf_program_address_and_end_inclusive_boundary)
+{
+	struct bpf_object *o = open_progs();
+	struct kallsyms_query q;
+	struct prog_syms ps;
+	char want[600], name[512];
+	unsigned long long addr;
+	int fd = kq_fd();
+
+	ASSERT_NE(NULL, o);
+	ASSERT_EQ(0, prog_syms(prog_fd(o, "ksym_caller"), &ps));
+	snprintf(want, sizeof(want), "bpf_prog_%s_ksym_caller", ps.tag);
+	ASSERT_EQ(0, by_addr(fd, ps.addr[0], name, sizeof(name), &q));
+	ASSERT_STREQ(want, name);
+	ASSERT_EQ(ps.addr[0], q.sym_start);
+	ASSERT_EQ(ps.len[0], q.sym_size);
+	ASSERT_STREQ("bpf", q.sym_owner);
+	/* A return address just past a final call still belongs to the program. */
+	ASSERT_EQ(0, by_addr(fd, ps.addr[0] + ps.len[0], name, sizeof(name), NULL));
+	ASSERT_STREQ(want, name);
+	if (by_addr(fd, ps.addr[0] + ps.len[0] + 1, name, sizeof(name), NULL) == 0)
+		ASSERT_STRNE(want, name);
+	/* BPF symbols are not searched by name (as in the seed). */
+	ASSERT_EQ(-ENOENT, by_name(fd, want, &addr));
+	bpf_object__close(o);
+	close(fd);
+}
+
+TEST(unprivileged_and_kptr_restrict_2_get_eperm)
+{
+	unsigned long long addr;
+	int status, fd;
+	char old[8] = "";
+	FILE *f;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (setgid(65534) || setuid(65534))
+			_exit(10);
+		fd = kq_fd();
+		if (fd < 0)
+			_exit(11);
+		_exit(by_name(fd, "bpf_user_rnd_u32", &addr) == -EPERM ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("unprivileged query did not fail with EPERM");
+
+	f = fopen("/proc/sys/kernel/kptr_restrict", "r+");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(old, sizeof(old), f));
+	fseek(f, 0, SEEK_SET);
+	fputs("2\n", f);
+	fflush(f);
+	fd = kq_fd();
+	status = by_name(fd, "bpf_user_rnd_u32", &addr);
+	close(fd);
+	fseek(f, 0, SEEK_SET);
+	fputs(old, f);
+	fclose(f);
+	ASSERT_EQ(-EPERM, status) TH_LOG("root with kptr_restrict=2 was answered");
+}
+
+TEST(every_text_symbol_agrees_with_the_text)
+{
+	static struct kline lines[200000];
+	FILE *f = fopen("/proc/kallsyms", "r");
+	int n = 0, i, checked = 0, fd = kq_fd();
+	struct kallsyms_query q;
+	char name[512];
+
+	ASSERT_NE(NULL, f);
+	while (n < 200000 && next_kline(f, &lines[n]))
+		n++;
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		struct kline *k = &lines[i];
+		unsigned long long addr;
+		int j, err;
+
+		/* Text of vmlinux, modules and BPF; kprobe and ftrace pages are not %pS'able. */
+		if ((k->type != 't' && k->type != 'T') || !k->addr ||
+		    !strncmp(k->mod, "[__builtin__", 12))
+			continue;
+		/* BY_ADDR names a symbol at exactly this address (aliases allowed). */
+		ASSERT_EQ(0, by_addr(fd, k->addr, name, sizeof(name), &q)) TH_LOG("%s", k->sym);
+		ASSERT_EQ(k->addr, q.sym_start) TH_LOG("%s -> %s", k->sym, name);
+		for (j = i; j > 0 && lines[j - 1].addr == k->addr; j--)
+			;
+		for (; j < n && lines[j].addr == k->addr && strcmp(lines[j].sym, name); j++)
+			;
+		ASSERT_TRUE(j < n && lines[j].addr == k->addr)
+			TH_LOG("%llx: query says %s, text says %s", k->addr, name, k->sym);
+		/* BY_SYMBOL gives the address back, or says the name is ambiguous. */
+		if (strcmp(k->mod, "[bpf]")) {
+			err = by_name(fd, k->sym, &addr);
+			ASSERT_TRUE(err == -EADDRNOTAVAIL || (err == 0 && addr == k->addr))
+				TH_LOG("%s: err %d addr %llx, text %llx", k->sym, err, addr, k->addr);
+		}
+		checked++;
+	}
+	TH_LOG("%d text symbols checked both ways", checked);
+	ASSERT_LT(10000, checked);
+	close(fd);
+}
+
+/* First line of @cmd's output (stdout and stderr), and its exit status. */
+static int run(const char *cmd, char *out, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+
+	out[0] = 0;
+	if (!p)
+		return -1;
+	if (fgets(out, size, p))
+		out[strcspn(out, "\n")] = 0;
+	while (fgetc(p) != EOF)
+		;
+	return pclose(p);
+}
+
+TEST(sample_and_cli_answer_like_the_text)
+{
+	unsigned long long addr;
+	char cmd[256], out[600], want[600];
+	int fd = kq_fd();
+
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	close(fd);
+	snprintf(want, sizeof(want), "%016llx bpf_user_rnd_u32", addr);
+
+	ASSERT_EQ(0, run("/bpf_ksym/kallsyms_query name bpf_user_rnd_u32 2>&1", out, sizeof(out)));
+	ASSERT_STREQ(want, out);
+	ASSERT_EQ(0, run("ksym-query name bpf_user_rnd_u32 2>&1", out, sizeof(out)));
+	ASSERT_STREQ(want, out);
+	/* The CLI's text fallback gives the same answer. */
+	ASSERT_EQ(0, run("ksym-query --text name bpf_user_rnd_u32 2>&1", out, sizeof(out)));
+	ASSERT_STREQ(want, out);
+
+	snprintf(cmd, sizeof(cmd), "ksym-query addr %llx 2>&1", addr + 4);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	ASSERT_EQ(0, strncmp(out, "bpf_user_rnd_u32+0x4/0x", 23)) TH_LOG("got '%s'", out);
+	ASSERT_NE(NULL, strstr(out, "[vmlinux]"));
+	snprintf(cmd, sizeof(cmd), "/bpf_ksym/kallsyms_query addr %llx 2>&1", addr + 4);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	ASSERT_EQ(0, strncmp(out, "bpf_user_rnd_u32+0x4/0x", 23)) TH_LOG("got '%s'", out);
+
+	/* Clear messages for errors. */
+	ASSERT_NE(0, run("ksym-query name no_such_symbol_here 2>&1", out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "no such symbol")) TH_LOG("got '%s'", out);
+	ASSERT_NE(0, run("su nobody -s /bin/sh -c 'ksym-query name bpf_user_rnd_u32' 2>&1",
+			 out, sizeof(out)));
+	ASSERT_NE(NULL, strstr(out, "hidden from you")) TH_LOG("got '%s'", out);
+}
+
+TEST_HARNESS_MAIN
