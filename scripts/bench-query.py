@@ -41,7 +41,7 @@ def main():
     out = os.path.join(BUILD, 'bench', 'query.json')
     with open(out, 'w') as f:
         json.dump(records, f, indent=1)
-    print('\n(plain TCG; times include process start; medians of 5 interleaved runs)\n'
+    print('\n(plain TCG; each client times itself from its first touch of /proc/kallsyms to its last answer; medians of 5 interleaved runs)\n'
           'wrote %s' % out)
 
 

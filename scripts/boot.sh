@@ -10,7 +10,7 @@ kernel=$KOUT/arch/x86/boot/bzImage
 [ -f "$kernel" ] || die "no kernel at $kernel: run 'make build BPF_KSYM=$BPF_KSYM'"
 # KVM does not work on these machines; TCG does (see README).
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G -nographic -no-reboot
-	-kernel "$kernel" -initrd "$BUILD/initramfs.cpio.gz"
+	-kernel "$kernel" -initrd "$BUILD/initramfs-$BPF_KSYM.cpio.gz"
 	-append "console=ttyS0 panic=-1 oops=panic ksym_mode=$mode ${GUEST_CMDLINE:-}")
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of options
 [ -n "${QEMU_EXTRA:-}" ] && qemu+=($QEMU_EXTRA)

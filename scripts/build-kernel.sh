@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Build bzImage for the $BPF_KSYM variant, incrementally.
+# Build bzImage and modules (Module.symvers, for the test module) for the
+# $BPF_KSYM variant, incrementally.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 step "building $BPF_KSYM kernel (first build ~10 min, then incremental)"
 log=$KOUT/build.log
-if ! kmake bzImage >"$log" 2>&1; then
+if ! kmake bzImage modules >"$log" 2>&1; then
 	# A known parallel race on the bindings' dep file: make again continues.
-	if grep -q 'fixdep' "$log" && kmake bzImage >>"$log" 2>&1; then
+	if grep -q 'fixdep' "$log" && kmake bzImage modules >>"$log" 2>&1; then
 		:
 	else
 		grep -E -A6 '^error' "$log" | head -60 >&2

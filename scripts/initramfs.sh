@@ -4,7 +4,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-out=$BUILD/initramfs.cpio.gz
+# One per registry: the test module is built against that kernel.
+out=$BUILD/initramfs-$BPF_KSYM.cpio.gz
 tests=$BUILD/tests
 step "building selftests and initramfs"
 mkdir -p "$tests"
@@ -15,6 +16,15 @@ make -s -C "$ROOT/samples/kallsyms_query" OUT="$tests" ||
 cargo build -q --release --offline --manifest-path "$ROOT/tools/ksym-query/Cargo.toml" \
 	--target-dir "$BUILD/ksym-query" || die "building tools/ksym-query failed"
 cp "$BUILD/ksym-query/release/ksym-query" "$tests/"
+# The test module, against this variant's kernel build.
+mod=$BUILD/test_module-$BPF_KSYM
+mkdir -p "$mod"
+cp "$ROOT/tools/testing/selftests/bpf_ksym/test_module/"{Makefile,ksym_test_mod.c} "$mod/"
+if [ -f "$KOUT/Module.symvers" ]; then
+	kmake M="$mod" modules >"$mod/build.log" 2>&1 ||
+		die "building the test module failed; see $mod/build.log"
+	cp "$mod/ksym_test_mod.ko" "$tests/"
+fi
 
 root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
@@ -24,6 +34,7 @@ cp /bin/busybox "$root/bin/busybox"
 cp "$ROOT/scripts/guest/init" "$root/init"
 cp "$ROOT/scripts/guest/demo.sh" "$tests"/*_test "$tests"/*.bpf.o \
 	"$tests"/bench_kallsyms "$tests"/bench_query "$tests"/kallsyms_query "$root/bpf_ksym/"
+[ -f "$tests/ksym_test_mod.ko" ] && cp "$tests/ksym_test_mod.ko" "$root/bpf_ksym/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 

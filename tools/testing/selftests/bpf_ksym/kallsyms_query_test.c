@@ -335,6 +335,43 @@ TEST(every_text_symbol_agrees_with_the_text)
 	close(fd);
 }
 
+TEST(module_symbols_by_name_and_by_addr)
+{
+	unsigned long long addr;
+	struct kallsyms_query q;
+	char name[512];
+	FILE *f;
+	struct kline k;
+	unsigned long long text_addr = 0;
+	int fd, loaded;
+
+	loaded = system("insmod /bpf_ksym/ksym_test_mod.ko");
+	ASSERT_EQ(0, loaded) TH_LOG("insmod ksym_test_mod.ko failed");
+	f = fopen("/proc/kallsyms", "r");
+	while (f && next_kline(f, &k))
+		if (!strcmp(k.sym, "ksym_test_mod_func") && !strcmp(k.mod, "[ksym_test_mod]"))
+			text_addr = k.addr;
+	if (f)
+		fclose(f);
+	fd = kq_fd();
+	ASSERT_NE(0, text_addr);
+	/* Not in vmlinux: found among the modules. */
+	ASSERT_EQ(0, by_name(fd, "ksym_test_mod_func", &addr));
+	ASSERT_EQ(text_addr, addr);
+	ASSERT_EQ(0, by_name(fd, "ksym_test_mod_data", &addr));
+	ASSERT_NE(0, addr);
+	ASSERT_EQ(0, by_addr(fd, text_addr + 2, name, sizeof(name), &q));
+	ASSERT_STREQ("ksym_test_mod_func", name);
+	ASSERT_EQ(text_addr, q.sym_start);
+	ASSERT_STREQ("ksym_test_mod", q.sym_owner);
+	close(fd);
+	ASSERT_EQ(0, system("rmmod ksym_test_mod"));
+	/* Gone with the module. */
+	fd = kq_fd();
+	ASSERT_EQ(-ENOENT, by_name(fd, "ksym_test_mod_func", &addr));
+	close(fd);
+}
+
 /* First line of @cmd's output (stdout and stderr), and its exit status. */
 static int run(const char *cmd, char *out, size_t size)
 {
