@@ -18,6 +18,7 @@ cargo build -q --release --offline --manifest-path "$ROOT/tools/ksym-query/Cargo
 cp "$BUILD/ksym-query/release/ksym-query" "$tests/"
 # The test module, against this variant's kernel build.
 mod=$BUILD/test_module-$BPF_KSYM
+rm -f "$tests/ksym_test_mod.ko"
 mkdir -p "$mod"
 cp "$ROOT/tools/testing/selftests/bpf_ksym/test_module/"{Makefile,ksym_test_mod.c} "$mod/"
 if [ -f "$KOUT/Module.symvers" ]; then
