@@ -215,6 +215,35 @@ static int find_duplicate(char *out, size_t size)
 	return 0;
 }
 
+TEST(symbol_at_address_zero_is_resolved)
+{
+	static struct named_addr seen[200000];
+	unsigned long long addr = ~0ULL;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct kline k;
+	int n = 0, i, fd = kq_fd();
+	char name[128] = "";
+
+	/* Zero-based per-CPU symbols (x86-64 before 6.15, other arches) sit at 0. */
+	while (f && n < 200000 && next_kline(f, &k))
+		if (!k.mod[0] && strlen(k.sym) < sizeof(seen[0].name)) {
+			seen[n].addr = k.addr;
+			strcpy(seen[n++].name, k.sym);
+		}
+	if (f)
+		fclose(f);
+	qsort(seen, n, sizeof(seen[0]), by_name_then_addr);
+	for (i = 0; i < n && !name[0]; i++)
+		if (!seen[i].addr && (i == 0 || strcmp(seen[i - 1].name, seen[i].name)) &&
+		    (i + 1 == n || strcmp(seen[i + 1].name, seen[i].name)))
+			snprintf(name, sizeof(name), "%s", seen[i].name);
+	if (!name[0])
+		SKIP(close(fd); return, "no vmlinux symbol at address 0 in this kernel");
+	ASSERT_EQ(0, by_name(fd, name, &addr)) TH_LOG("%s", name);
+	ASSERT_EQ(0, addr);
+	close(fd);
+}
+
 TEST(name_at_two_addresses_is_ambiguous)
 {
 	unsigned long long addr;
