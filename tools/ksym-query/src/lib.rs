@@ -80,10 +80,10 @@ impl std::fmt::Display for Error {
 impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
         match e.raw_os_error() {
-            Some(2) => Error::NotFound,        // ENOENT
-            Some(99) => Error::Ambiguous,      // EADDRNOTAVAIL
-            Some(36) => Error::NameTooLong,    // ENAMETOOLONG
-            Some(1) => Error::NotPermitted,    // EPERM
+            Some(2) => Error::NotFound,     // ENOENT
+            Some(99) => Error::Ambiguous,   // EADDRNOTAVAIL
+            Some(36) => Error::NameTooLong, // ENAMETOOLONG
+            Some(1) => Error::NotPermitted, // EPERM
             _ => Error::Io(e),
         }
     }
@@ -124,7 +124,10 @@ impl Kallsyms {
             let (Some(addr), Some(_ty), Some(name)) = (it.next(), it.next(), it.next()) else {
                 continue;
             };
-            let owner = it.next().unwrap_or("").trim_matches(|c| c == '[' || c == ']');
+            let owner = it
+                .next()
+                .unwrap_or("")
+                .trim_matches(|c| c == '[' || c == ']');
             if let Ok(addr) = u64::from_str_radix(addr, 16) {
                 syms.push((addr, name.to_string(), owner.to_string()));
             }
@@ -152,7 +155,11 @@ impl Kallsyms {
                 Ok(q.sym_addr)
             }
             Backend::Text(t) => {
-                let mut addrs = t.syms.iter().filter(|s| s.1 == name && s.2 != "bpf").map(|s| s.0);
+                let mut addrs = t
+                    .syms
+                    .iter()
+                    .filter(|s| s.1 == name && s.2 != "bpf")
+                    .map(|s| s.0);
                 let first = addrs.next().ok_or(Error::NotFound)?;
                 if addrs.any(|a| a != first) {
                     return Err(Error::Ambiguous);
@@ -181,7 +188,10 @@ impl Kallsyms {
             }
             Backend::Text(t) => {
                 let i = t.syms.partition_point(|s| s.0 <= addr);
-                let s = t.syms.get(i.checked_sub(1).ok_or(Error::NotFound)?).ok_or(Error::NotFound)?;
+                let s = t
+                    .syms
+                    .get(i.checked_sub(1).ok_or(Error::NotFound)?)
+                    .ok_or(Error::NotFound)?;
                 let next = t.syms[i..].iter().find(|n| n.0 > s.0).map_or(0, |n| n.0);
                 Ok(Symbol {
                     name: s.1.clone(),

@@ -19,7 +19,11 @@ fn main() -> ExitCode {
     let [mode, arg] = args.as_slice() else {
         return usage();
     };
-    let k = match if text { Kallsyms::open_text() } else { Kallsyms::open() } {
+    let k = match if text {
+        Kallsyms::open_text()
+    } else {
+        Kallsyms::open()
+    } {
         Ok(k) => k,
         Err(e) => {
             eprintln!("ksym-query: /proc/kallsyms: {e}");
@@ -37,7 +41,11 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             };
             k.by_addr(addr).map(|s: Symbol| {
-                let owner = if s.owner.is_empty() { "vmlinux" } else { &s.owner };
+                let owner = if s.owner.is_empty() {
+                    "vmlinux"
+                } else {
+                    &s.owner
+                };
                 println!("{}+0x{:x}/0x{:x} [{owner}]", s.name, addr - s.start, s.size)
             })
         }
