@@ -84,6 +84,10 @@ fn by_symbol(q: &mut Query) -> Result {
     if q.sym_addr != 0 || q.sym_name_size != 0 {
         return Err(EINVAL);
     }
+    // The version-1 fields describe BY_ADDR results only.
+    q.sym_start = 0;
+    q.sym_size = 0;
+    q.sym_owner = [0; 56];
     let mut name = [0u8; NAME_LEN];
     // SAFETY: `name` holds `NAME_LEN` bytes; the source is a user pointer.
     let len = unsafe {

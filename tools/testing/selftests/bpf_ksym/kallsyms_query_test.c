@@ -93,6 +93,25 @@ TEST(version0_callers_get_no_version1_fields)
 	close(fd);
 }
 
+TEST(by_symbol_clears_the_version1_fields)
+{
+	struct kallsyms_query q = {
+		.query_flags = KALLSYMS_QUERY_BY_SYMBOL,
+		.sym_name_addr = (unsigned long)"bpf_user_rnd_u32",
+		.sym_start = 1234,
+		.sym_size = 5678,
+		.sym_owner = "junk",
+	};
+	int fd = kq_fd();
+
+	ASSERT_EQ(0, kq(fd, &q, sizeof(q)));
+	ASSERT_NE(0, q.sym_addr);
+	ASSERT_EQ(0, q.sym_start);
+	ASSERT_EQ(0, q.sym_size);
+	ASSERT_STREQ("", q.sym_owner);
+	close(fd);
+}
+
 TEST(bad_sizes_and_flags)
 {
 	struct {
