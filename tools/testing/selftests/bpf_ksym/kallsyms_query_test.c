@@ -210,15 +210,14 @@ static int by_name_then_addr(const void *a, const void *b)
 	return c ? c : (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* A vmlinux name listed at two addresses, e.g. two static functions. */
-static int find_duplicate(char *out, size_t size)
+/* vmlinux symbols of /proc/kallsyms into @seen, sorted by name then address. */
+static int load_core_names(struct named_addr *seen, int max)
 {
-	static struct named_addr seen[200000];
 	FILE *f = fopen("/proc/kallsyms", "r");
 	struct kline k;
-	int n = 0, i;
+	int n = 0;
 
-	while (f && n < 200000 && next_kline(f, &k))
+	while (f && n < max && next_kline(f, &k))
 		if (!k.mod[0] && strlen(k.sym) < sizeof(seen[0].name)) {
 			seen[n].addr = k.addr;
 			strcpy(seen[n++].name, k.sym);
@@ -226,6 +225,15 @@ static int find_duplicate(char *out, size_t size)
 	if (f)
 		fclose(f);
 	qsort(seen, n, sizeof(seen[0]), by_name_then_addr);
+	return n;
+}
+
+/* A vmlinux name listed at two addresses, e.g. two static functions. */
+static int find_duplicate(char *out, size_t size)
+{
+	static struct named_addr seen[200000];
+	int n = load_core_names(seen, 200000), i;
+
 	for (i = 1; i < n; i++)
 		if (!strcmp(seen[i - 1].name, seen[i].name) && seen[i - 1].addr != seen[i].addr) {
 			snprintf(out, size, "%s", seen[i].name);
@@ -238,20 +246,10 @@ TEST(symbol_at_address_zero_is_resolved)
 {
 	static struct named_addr seen[200000];
 	unsigned long long addr = ~0ULL;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	struct kline k;
-	int n = 0, i, fd = kq_fd();
+	int n = load_core_names(seen, 200000), i, fd = kq_fd();
 	char name[128] = "";
 
 	/* Zero-based per-CPU symbols (x86-64 before 6.15, other arches) sit at 0. */
-	while (f && n < 200000 && next_kline(f, &k))
-		if (!k.mod[0] && strlen(k.sym) < sizeof(seen[0].name)) {
-			seen[n].addr = k.addr;
-			strcpy(seen[n++].name, k.sym);
-		}
-	if (f)
-		fclose(f);
-	qsort(seen, n, sizeof(seen[0]), by_name_then_addr);
 	for (i = 0; i < n && !name[0]; i++)
 		if (!seen[i].addr && (i == 0 || strcmp(seen[i - 1].name, seen[i].name)) &&
 		    (i + 1 == n || strcmp(seen[i + 1].name, seen[i].name)))
