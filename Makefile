@@ -3,8 +3,11 @@
 #   make run                 build, boot, show BPF programs in /proc/kallsyms and perf frames
 #   make test                build, boot, run every suite; last line "N passed, N failed"
 #   make test-all            make test for the Rust and the C registry (what CI runs)
+#   make test-debug          the suites on a lockdep/KASAN/kmemleak kernel, a longer
+#                            stress run and 1M KALLSYMS_QUERY fuzz inputs
+#   make fuzz                fuzz KALLSYMS_QUERY on the normal kernel (FUZZ_INPUTS)
 #   make shell               boot the same kernel to a guest shell
-#   make bench-kallsyms      time full /proc/kallsyms reads, Rust against C
+#   make bench               the Rust registry against mainline C, every figure
 #   make bench-query         KALLSYMS_QUERY against parsing /proc/kallsyms
 #   make build               install, fetch, patch, configure, build (no boot)
 #   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n)
@@ -13,10 +16,13 @@
 
 BPF_KSYM ?= rust
 export BPF_KSYM
+FUZZ_INPUTS ?= 1000000
+FUZZ_SEED ?= 1
 S := scripts
 
 .PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
-	bench-kallsyms bench-query
+	test-debug fuzz \
+	bench bench-query
 
 all: test
 
@@ -52,12 +58,35 @@ test-all:
 	@python3 $(S)/results.py --variant rust build/guest-rust-test.log \
 		--variant c build/guest-c-test.log --variant rust build/guest-rust-run.log
 
-# Full reads of /proc/kallsyms with 1,000 and 10,000 programs, Rust against C
-# (BENCH_N, BENCH_RUNS, BENCH_MODES override); writes build/bench/kallsyms.json.
-bench-kallsyms:
+# The same suites on the debug kernel (config/debug.config, its own build
+# directory), the stress test for 60 s instead of 15, then FUZZ_INPUTS fuzz
+# inputs; any splat or kmemleak report fails. Interesting fuzz inputs go to
+# build/fuzz/kallsyms_query.corpus.
+DEBUG := BPF_KSYM=rust EXTRA_CONFIG=debug GUEST_TIMEOUT=3000
+test-debug:
+	@$(MAKE) --no-print-directory build $(DEBUG)
+	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_CMDLINE=STRESS_SECONDS=60 timed boot bash $(S)/boot.sh test'
+	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
+		timed boot bash $(S)/boot.sh fuzz'
+	@python3 $(S)/results.py --corpus build/fuzz/kallsyms_query.corpus \
+		--variant rust build/guest-rust-debug-test.log --variant rust build/guest-rust-debug-fuzz.log
+
+fuzz: build
+	@bash -c '. $(S)/lib.sh; GUEST_TIMEOUT=3000 GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
+		timed boot bash $(S)/boot.sh fuzz'
+	@python3 $(S)/results.py --corpus build/fuzz/kallsyms_query.corpus \
+		--variant $(BPF_KSYM) build/guest-$(BPF_KSYM)-fuzz.log
+
+# Rust against C: in-kernel lookups and add/del, full /proc/kallsyms reads,
+# KALLSYMS_QUERY, program load+unload, at N = 1 .. 30,000 BPF symbols, in
+# icount and tcg modes (BENCH_N, BENCH_RUNS, BENCH_MODES override). Prints the
+# table; writes build/bench/bench.{json,txt,svg}. The kernels are those of
+# test-all, so after it only the boots remain.
+bench:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
 	@$(MAKE) --no-print-directory build BPF_KSYM=c
-	@python3 $(S)/bench-kallsyms.py
+	@bash -c '. $(S)/lib.sh; step "benchmark boots (about 25 min)"'
+	@python3 $(S)/bench.py
 
 # KALLSYMS_QUERY against parsing the text, as symbolizers do; writes build/bench/query.json.
 bench-query: build

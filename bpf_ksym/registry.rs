@@ -5,8 +5,8 @@
 //! - [`TREE`]: a latch tree by address. Readers ([`find`]) never block and may run in NMI.
 //! - [`LIST`]: an RCU list in insertion order, walked for `/proc/kallsyms`.
 //! - [`WRITER`]: serializes [`add`] and [`del`] and hands out insertion sequence numbers. It
-//!   disables interrupts, since symbols are removed from softirq context (RCU callbacks that
-//!   free programs); C used `spin_lock_bh()`.
+//!   disables bottom halves, as C's `spin_lock_bh()` does, since symbols are removed from
+//!   softirq context (RCU callbacks that free programs) but never from hard interrupts.
 //! - [`REMOVALS`]: how many symbols were ever removed, so that a walker resuming between two
 //!   RCU read sections knows whether the symbol it stopped at may be gone.
 
@@ -42,7 +42,7 @@ global_lock! {
     // be added.
     //
     // The value is the sequence number of the next symbol added.
-    unsafe(uninit) static WRITER: SpinLockIrq<u64> = 1;
+    unsafe(uninit) static WRITER: SpinLockBh<u64> = 1;
 }
 
 static REMOVALS: Atomic<u64> = Atomic::new(0);

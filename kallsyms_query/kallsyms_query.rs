@@ -212,6 +212,16 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
     if found.is_null() {
         return Err(ENOENT);
     }
+    // Not in a module and not in vmlinux: a BPF image. Decided from the address alone, since a
+    // second registry lookup could disagree with the first one while programs come and go.
+    // SAFETY: Always safe to call.
+    let bpf = modname.is_null() && unsafe { bindings::is_ksym_addr(addr) } == 0;
+    // What `/proc/kallsyms` hides (`bpf_jit_kallsyms` off, or JIT hardening on), the query
+    // hides too: answering would give away where the JIT images are.
+    // SAFETY: Always safe to call.
+    if bpf && !unsafe { bindings::bpf_jit_kallsyms_enabled() } {
+        return Err(ENOENT);
+    }
     let len = name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
     if (q.sym_name_size as usize) < len {
         return Err(ENAMETOOLONG);
@@ -229,8 +239,7 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
             // SAFETY: `kallsyms_lookup` returns a NUL-terminated module name that stays valid
             // until we reschedule.
             unsafe { CStr::from_char_ptr(modname) }.to_bytes()
-        // SAFETY: Always safe to call.
-        } else if unsafe { bindings::is_bpf_text_address(addr) } {
+        } else if bpf {
             b"bpf"
         } else {
             b""

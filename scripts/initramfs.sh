@@ -5,7 +5,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # One per registry: the test module is built against that kernel.
-out=$BUILD/initramfs-$BPF_KSYM.cpio.gz
+out=$BUILD/initramfs-$FLAVOR.cpio.gz
 tests=$BUILD/tests
 step "building selftests and initramfs"
 mkdir -p "$tests"
@@ -17,7 +17,7 @@ cargo build -q --release --offline --manifest-path "$ROOT/tools/ksym-query/Cargo
 	--target-dir "$BUILD/ksym-query" || die "building tools/ksym-query failed"
 cp "$BUILD/ksym-query/release/ksym-query" "$tests/"
 # The test module, against this variant's kernel build.
-mod=$BUILD/test_module-$BPF_KSYM
+mod=$BUILD/test_module-$FLAVOR
 rm -f "$tests/ksym_test_mod.ko"
 mkdir -p "$mod"
 cp "$ROOT/tools/testing/selftests/bpf_ksym/test_module/"{Makefile,ksym_test_mod.c} "$mod/"
@@ -33,8 +33,9 @@ chmod 755 "$root" # mktemp made it 0700: unprivileged guest users must traverse 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,bpf_ksym,etc}
 cp /bin/busybox "$root/bin/busybox"
 cp "$ROOT/scripts/guest/init" "$root/init"
-cp "$ROOT/scripts/guest/demo.sh" "$tests"/*_test "$tests"/*.bpf.o \
-	"$tests"/bench_kallsyms "$tests"/bench_query "$tests"/kallsyms_query "$root/bpf_ksym/"
+cp "$ROOT/scripts/guest/demo.sh" "$ROOT/scripts/guest/kmemleak_scan.sh" "$tests"/*_test "$tests"/*.bpf.o \
+	"$tests"/bench_registry "$tests"/bench_query "$tests"/kallsyms_query \
+	"$ROOT/tools/testing/selftests/bpf_ksym/kallsyms_query.corpus" "$root/bpf_ksym/"
 [ -f "$tests/ksym_test_mod.ko" ] && cp "$tests/ksym_test_mod.ko" "$root/bpf_ksym/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"

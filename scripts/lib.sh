@@ -28,6 +28,8 @@ export LIBCLANG_PATH=/usr/lib/llvm-$LLVM_VER/lib
 # Registry variant: rust (CONFIG_BPF_KSYM_RUST=y) or c (=n).
 BPF_KSYM=${BPF_KSYM:-rust}
 case "$BPF_KSYM" in rust|c) ;; *) die "BPF_KSYM must be rust or c, not '$BPF_KSYM'" ;; esac
-# EXTRA_CONFIG=<name> adds config/<name>.config, in a build directory of its own.
-KOUT=$BUILD/kernel-$BPF_KSYM${EXTRA_CONFIG:+-$EXTRA_CONFIG}
+# EXTRA_CONFIG=<name> adds config/<name>.config; kernel, initramfs and guest logs
+# of that flavour get names of their own (build/kernel-rust-debug, ...).
+FLAVOR=$BPF_KSYM${EXTRA_CONFIG:+-$EXTRA_CONFIG}
+KOUT=$BUILD/kernel-$FLAVOR
 kmake() { make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Count KUnit (KTAP) and kselftest (TAP) results in guest logs; flag splats.
 
-Usage: results.py [--variant rust|c] LOG ... ; prints per-suite lines and, last, 'N passed, N failed'.
+Usage: results.py [--corpus OUT] [--variant rust|c] LOG ... ; prints per-suite lines and,
+last, 'N passed, N failed'. --corpus collects the fuzzer's CORPUS lines into OUT.
 Exit status 1 if anything failed, a guest did not finish, or a log shows a splat.
 """
 import re
@@ -11,12 +12,13 @@ TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 SPLAT = re.compile(r'(WARNING:|BUG:|Oops|Kernel panic|general protection fault|'
                    r'possible recursive locking|possible circular locking|'
                    r'rcu_.*detected stall|INFO: task .* blocked|KASAN:|UBSAN:|'
-                   r'kmemleak: .* new suspected|TIMEOUT after)')
+                   r'kmemleak: .* new suspected|unreferenced object|ODEBUG:|'
+                   r'list_\w+ corruption|TIMEOUT after)')
 KUNIT_CASE = re.compile(r'^ {4}(not ok|ok) \d+ (\S+)(.*)$')
 TAP_CASE = re.compile(r'^(not ok|ok) \d+ (\S+)(.*)$')
 
 
-def scan(path, variant):
+def scan(path, variant, corpus=None):
     passed, failed, skipped, problems = 0, 0, 0, []
     suites = set()
     lines = [TS.sub('', l.rstrip('\r\n')) for l in open(path, errors='replace')]
@@ -35,12 +37,13 @@ def scan(path, variant):
             continue
         if in_tap and (m := re.match(r'^1\.\.(\d+)$', line)):
             planned = int(m.group(1))
-        if line.startswith('=== KSELFTESTS DONE') or line.startswith('=== DEMO END'):
+        if line.startswith(('=== KSELFTESTS DONE', '=== DEMO END', '=== FUZZ END',
+                             '=== STRESS END')):
             in_tap = False
             ended = True
             m = re.search(r'rc=(\d+)', line)
-            if m and m.group(1) != '0' and 'DEMO' in line:
-                problems.append('demo failed (rc=%s)' % m.group(1))
+            if m and m.group(1) != '0' and 'KSELFTESTS' not in line:
+                problems.append('%s failed (rc=%s)' % (line.split()[1].lower(), m.group(1)))
             continue
         if m := re.match(r'^ {4}# Subtest: (\S+)', line):
             suite = m.group(1)
@@ -59,8 +62,31 @@ def scan(path, variant):
             else:
                 failed += 1
                 print('  FAIL  %s' % name)
+        if m := re.match(r'^FUZZ inputs=(\d+) wrong=(\d+) outcomes=(\d+)', line):
+            if m.group(2) == '0':
+                passed += 1
+                print('  pass  KALLSYMS_QUERY fuzz: %s inputs, %s outcomes, 0 wrong'
+                      % (m.group(1), m.group(3)))
+            else:
+                failed += 1
+                print('  FAIL  KALLSYMS_QUERY fuzz: %s of %s inputs answered wrongly'
+                      % (m.group(2), m.group(1)))
+        if line.startswith('CORPUS ') and corpus is not None:
+            corpus.append(line)
+        if line.startswith('# STRESS '):
+            print('  info  ' + line[2:])
         if SPLAT.search(line):
             problems.append('splat: ' + line.strip())
+    # A test boot runs the in-kernel benchmark on 1 .. 1000 symbols; it checks every answer.
+    text = '\n'.join(lines)
+    if 'bpf_ksym_bench.max_n=' in text:
+        wrong = [l for l in lines if 'bpf_ksym_bench: WRONG' in l]
+        if 'bpf_ksym_bench: done' in text and not wrong:
+            passed += 1
+            print('  pass  bpf_ksym_bench (lookups and add/del on 1..1000 symbols answer right)')
+        else:
+            failed += 1
+            print('  FAIL  bpf_ksym_bench: %s' % (wrong[0] if wrong else 'did not finish'))
     if variant == 'rust' and 'KSELFTEST' in ''.join(lines) and 'bpf_ksym' not in suites:
         problems.append('the bpf_ksym KUnit suite did not run')
     if not ended:
@@ -78,15 +104,25 @@ def scan(path, variant):
 
 def main():
     total = [0, 0, 0]
-    args, variant = sys.argv[1:], None
+    args, variant, corpus_path, corpus = sys.argv[1:], None, None, []
     while args:
+        if args[0] == '--corpus':
+            corpus_path, args = args[1], args[2:]
+            continue
         if args[0] == '--variant':
             variant, args = args[1], args[2:]
             continue
         path, args = args[0], args[1:]
         print('== %s (%s registry)' % (path, variant or '?'))
-        for k, v in enumerate(scan(path, variant)):
+        for k, v in enumerate(scan(path, variant, corpus)):
             total[k] += v
+    if corpus_path and corpus:
+        import os
+        os.makedirs(os.path.dirname(corpus_path), exist_ok=True)
+        with open(corpus_path, 'w') as f:
+            f.write('\n'.join(corpus) + '\n')
+        print('fuzz corpus: %d inputs in %s (copy to tools/testing/selftests/bpf_ksym/'
+              'kallsyms_query.corpus to keep them)' % (len(corpus), corpus_path))
     line = '%d passed, %d failed' % (total[0], total[1])
     if total[2]:
         line += ', %d skipped' % total[2]

@@ -138,17 +138,20 @@ impl<T: LatchTreeItem> LatchTree<T> {
         }
     }
 
+    #[inline]
     fn seq(&self) -> *mut bindings::seqcount_latch_t {
         // SAFETY: Only the field address is computed; `root` is valid by the type invariant.
         unsafe { &raw mut (*self.root.get()).seq }
     }
 
+    #[inline]
     fn rb_root(&self, idx: usize) -> *mut bindings::rb_root {
         // SAFETY: Only the field address is computed; `root` is valid by the type invariant.
         unsafe { &raw mut (*self.root.get()).tree[idx] }
     }
 
     /// Returns the `rb_node` of copy `idx` in the item at `item`.
+    #[inline]
     fn rb_node(item: *const T, idx: usize) -> *mut bindings::rb_node {
         // SAFETY: Only the field address is computed from the node `T::node` points at.
         unsafe { &raw mut (*T::node(item)).node[idx] }
@@ -159,6 +162,7 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// # Safety
     ///
     /// `node` must be the copy-`idx` `rb_node` of an item linked into this tree.
+    #[inline]
     unsafe fn item(node: *mut bindings::rb_node, idx: usize) -> *const T {
         // SAFETY: `node` is `node[idx]` of a `latch_tree_node`, per the safety requirements, so
         // stepping back `idx` elements reaches `node[0]`, the start of that `latch_tree_node`.

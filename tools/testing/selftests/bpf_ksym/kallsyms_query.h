@@ -6,6 +6,9 @@
 #ifndef KSYM_KALLSYMS_QUERY_H
 #define KSYM_KALLSYMS_QUERY_H
 
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <linux/fs.h>
 #include <linux/types.h>
 
@@ -35,5 +38,26 @@ struct kallsyms_query {
 #define KALLSYMS_QUERY_SIZE_VER0	40
 #define KALLSYMS_QUERY_SIZE_VER1	112
 #endif
+
+/*
+ * Shared by the tests and benchmarks: BY_ADDR of @addr with the name into
+ * @buf (@size bytes), or BY_SYMBOL of @name (then @buf is unused). Returns 0
+ * or -errno.
+ */
+static inline int kq_query(int fd, struct kallsyms_query *q, __u64 flags, __u64 addr,
+			   const char *name, char *buf, __u64 size)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = flags;
+	if (flags & KALLSYMS_QUERY_BY_ADDR) {
+		q->sym_addr = addr;
+		q->sym_name_addr = (unsigned long)buf;
+		q->sym_name_size = size;
+	} else {
+		q->sym_name_addr = (unsigned long)name;
+	}
+	return ioctl(fd, KALLSYMS_QUERY, q) ? -errno : 0;
+}
 
 #endif /* KSYM_KALLSYMS_QUERY_H */

@@ -10,6 +10,18 @@ int ksym_fentry(void *ctx)
 	return 0;
 }
 
+/*
+ * The same kind of trampoline on a function only BPF_PROG_TEST_RUN of a
+ * tracing program calls: the stress test attaches and detaches it in a loop.
+ * (Patching a function another vCPU runs in a tight loop crashes QEMU TCG
+ * guests with "Oops: int3", with either registry.)
+ */
+SEC("fentry/bpf_fentry_test1")
+int ksym_fentry_idle(void *ctx)
+{
+	return 0;
+}
+
 /* Attaching it to a device puts it behind bpf_dispatcher_xdp. */
 SEC("xdp")
 int ksym_xdp(struct xdp_md *ctx)

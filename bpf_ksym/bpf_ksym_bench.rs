@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A boot-time benchmark of the BPF ksym registry, for `make bench`.
+//!
+//! C headers: [`include/linux/bpf.h`](srctree/include/linux/bpf.h),
+//! [`include/linux/filter.h`](srctree/include/linux/filter.h)
+//!
+//! It registers `n` synthetic symbols and times the registry through its C prototypes
+//! (`is_bpf_text_address`, `bpf_address_lookup`, `bpf_ksym_add`, `bpf_ksym_del`), so the same
+//! code measures whichever registry the kernel was built with: the Rust one
+//! (`CONFIG_BPF_KSYM_RUST=y`) or the C one of `kernel/bpf/core.c`.
+//!
+//! It does nothing unless the command line asks: `bpf_ksym_bench.max_n=30000` runs every size of
+//! [`SIZES`] up to 30000. Each figure is one console line,
+//! `bpf_ksym_bench: workload=<w> n=<n> ops=<ops> ns_per_op=<x.yyy>` (the prefix is the module's
+//! `pr_fmt`), and the run ends with
+//! `bpf_ksym_bench: done`. A lookup that answers wrongly prints `bpf_ksym_bench: WRONG ...`
+//! instead of a figure: a fast wrong registry must not look good.
+
+use core::mem::size_of;
+use kernel::{
+    bindings,
+    ffi::c_char,
+    prelude::*,
+    sync::rcu,
+    time::{
+        Instant,
+        Monotonic, //
+    },
+};
+
+module! {
+    type: BpfKsymBench,
+    name: "bpf_ksym_bench",
+    authors: ["bpf_ksym developers"],
+    description: "Boot-time benchmark of the BPF ksym registry",
+    license: "GPL",
+    params: {
+        max_n: u32 {
+            default: 0,
+            description: "Run the benchmark for every size up to this many symbols (0: off)",
+        },
+        lookups: u32 {
+            default: 1_000_000,
+            description: "Timed calls per lookup workload and size",
+        },
+    },
+}
+
+/// The registry sizes measured, as in the plots of `make bench`.
+const SIZES: [usize; 5] = [1, 100, 1_000, 10_000, 30_000];
+
+/// Add/del pairs per size: `n`, but at least this many, so small sizes are not one sample.
+const MIN_PAIRS: usize = 10_000;
+
+/// Add/del pairs between two RCU grace periods; their symbols are then reused.
+const BATCH: usize = 1024;
+
+/// Bytes of a resident symbol; an address just past it, up to [`SLOT`], holds no symbol.
+const SYM_LEN: usize = 128;
+
+/// Distance between two resident symbols.
+///
+/// Symbol `i` covers `[start_i, start_i + SYM_LEN]` where `start_i` is the address of the
+/// `i`-th `struct bpf_ksym` of our own array: addresses that nothing else can own, spaced by
+/// the size of the struct. Nothing ever executes there; only the registry compares them.
+const SLOT: usize = size_of::<bindings::bpf_ksym>();
+const _: () = assert!(SLOT >= 2 * SYM_LEN + 2);
+
+/// Where the add/del symbols go, inside the gap after a resident one.
+const GAP_OFFSET: usize = SYM_LEN + 32;
+const GAP_LEN: usize = 32;
+
+struct BpfKsymBench;
+
+impl kernel::Module for BpfKsymBench {
+    fn init(_module: &'static ThisModule) -> Result<Self> {
+        let max_n = module_parameters::max_n.value() as usize;
+        let lookups = module_parameters::lookups.value() as usize;
+        if max_n == 0 {
+            return Ok(Self);
+        }
+        pr_info!(
+            "sizes up to {max_n}, {lookups} lookups each, {} registry\n",
+            if cfg!(CONFIG_BPF_KSYM_RUST) {
+                "Rust"
+            } else {
+                "C"
+            }
+        );
+        for n in SIZES.into_iter().filter(|&n| n <= max_n) {
+            run_size(n, lookups.max(1))?;
+        }
+        pr_info!("done\n");
+        Ok(Self)
+    }
+}
+
+/// A cheap deterministic generator (xorshift64), the same sequence in both kernels.
+struct Rng(u64);
+
+impl Rng {
+    /// A number in `0..n`, by multiply-shift rather than a division.
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (((self.0 >> 32) * n as u64) >> 32) as usize
+    }
+}
+
+/// `struct bpf_ksym`s owned by the benchmark, at addresses that do not move.
+///
+/// # Invariants
+///
+/// `syms` is never resized, so the address of each element stays the same while any of them is
+/// registered. Every element is registered, or unregistered with an empty `lnode` (so that
+/// `bpf_ksym_del` ignores it), except between its `del` and the `reset` that follows the next
+/// grace period.
+struct Symbols {
+    syms: KVVec<bindings::bpf_ksym>,
+}
+
+impl Symbols {
+    fn new(n: usize) -> Result<Self> {
+        let mut syms = KVVec::with_capacity(n, GFP_KERNEL)?;
+        for _ in 0..n {
+            // SAFETY: All zeroes is a valid `bpf_ksym`: integers, bytes, NULL links, `false`.
+            syms.push(unsafe { core::mem::zeroed() }, GFP_KERNEL)?;
+        }
+        let mut this = Self { syms };
+        // INVARIANT: `syms` is full now and never pushed to again; `reset` initialises `lnode`.
+        for i in 0..n {
+            this.reset(i, 0, 0);
+        }
+        Ok(this)
+    }
+
+    fn ptr(&self, i: usize) -> *mut bindings::bpf_ksym {
+        assert!(i < self.syms.len());
+        // SAFETY: `i` is in bounds; the pointer is only used for registry calls and resets.
+        unsafe { self.syms.as_ptr().add(i).cast_mut() }
+    }
+
+    /// The address symbol `i` of this array would start at if it were resident.
+    fn slot(&self, i: usize) -> usize {
+        self.ptr(i) as usize
+    }
+
+    /// Makes symbol `i` cover `[start, end]`, unregistered, named `bpf_ksym_bench`.
+    ///
+    /// The caller makes sure the symbol is not registered and no reader still sees it.
+    fn reset(&mut self, i: usize, start: usize, end: usize) {
+        let p = self.ptr(i);
+        // SAFETY: `p` is in bounds and, per the caller, not visible to the registry or readers.
+        let ksym = unsafe { &mut *p };
+        ksym.start = start;
+        ksym.end = end;
+        for (d, &s) in ksym.name.iter_mut().zip(b"bpf_ksym_bench\0") {
+            *d = s as c_char;
+        }
+        // SAFETY: `lnode` is ours to initialise, as above.
+        unsafe { bindings::INIT_LIST_HEAD(&mut ksym.lnode) };
+    }
+
+    fn add(&self, i: usize) {
+        // SAFETY: The symbol is filled in with an empty `lnode` and, by the type invariant,
+        // stays at this address until it is deleted and a grace period has passed (`Drop`).
+        unsafe { bindings::bpf_ksym_add(self.ptr(i)) };
+    }
+
+    fn del(&self, i: usize) {
+        // SAFETY: `lnode` was initialised (type invariant); deleting an unregistered one is a
+        // no-op.
+        unsafe { bindings::bpf_ksym_del(self.ptr(i)) };
+    }
+}
+
+impl Drop for Symbols {
+    fn drop(&mut self) {
+        for i in 0..self.syms.len() {
+            self.del(i);
+        }
+        // Readers may still hold a pointer into `syms` until a grace period has passed.
+        rcu::synchronize_rcu();
+    }
+}
+
+/// Time per call, in picoseconds, from `ops` calls that took `ns`.
+fn report(workload: &str, n: usize, ops: usize, ns: i64) {
+    let ps = (ns.max(0) as u64 * 1000) / ops as u64;
+    pr_info!(
+        "workload={workload} n={n} ops={ops} ns_per_op={}.{:03}\n",
+        ps / 1000,
+        ps % 1000
+    );
+}
+
+fn wrong(workload: &str, n: usize, what: core::fmt::Arguments<'_>) -> Error {
+    pr_err!("WRONG workload={workload} n={n}: {what}\n");
+    EINVAL
+}
+
+/// Times `ops` calls of `is_bpf_text_address` at the addresses `addr` picks and checks that
+/// exactly `want_hits` of them were BPF text.
+fn time_text_address(
+    workload: &str,
+    n: usize,
+    ops: usize,
+    want_hits: usize,
+    mut addr: impl FnMut(usize) -> usize,
+) -> Result {
+    let mut hits = 0;
+    let t0 = Instant::<Monotonic>::now();
+    for k in 0..ops {
+        // SAFETY: `is_bpf_text_address` may be called with any address, from any context.
+        hits += usize::from(unsafe { bindings::is_bpf_text_address(addr(k)) });
+    }
+    let ns = t0.elapsed().as_nanos();
+    if hits != want_hits {
+        return Err(wrong(
+            workload,
+            n,
+            format_args!("{hits} hits, want {want_hits}"),
+        ));
+    }
+    report(workload, n, ops, ns);
+    Ok(())
+}
+
+fn run_size(n: usize, ops: usize) -> Result {
+    let mut resident = Symbols::new(n)?;
+    for i in 0..n {
+        let start = resident.slot(i);
+        resident.reset(i, start, start + SYM_LEN);
+        resident.add(i);
+    }
+    let start = |i| resident.slot(i);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+
+    time_text_address("lookup_hit", n, ops, ops, |_| {
+        start(rng.below(n)) + rng.below(SYM_LEN)
+    })?;
+    time_text_address("lookup_miss", n, ops, 0, |_| {
+        start(rng.below(n)) + SYM_LEN + 1 + rng.below(SLOT - SYM_LEN - 1)
+    })?;
+    // start - 1 and end + 1 miss, start and end (inclusive) hit: exactly half are hits.
+    let boundary_hits = ops / 4 * 2 + [0, 0, 1, 2][ops % 4];
+    time_text_address("lookup_boundary", n, ops, boundary_hits, |k| {
+        let s = start(rng.below(n));
+        [s - 1, s, s + SYM_LEN, s + SYM_LEN + 1][k % 4]
+    })?;
+    time_address_lookup(n, ops, &mut rng, &resident)?;
+    time_add_del(n, &mut rng, &resident)?;
+    drop(resident);
+    Ok(())
+}
+
+/// Times `bpf_address_lookup` (what `%pS` and `kallsyms_lookup` use) on hits, and checks the
+/// size, offset and name it answers.
+fn time_address_lookup(n: usize, ops: usize, rng: &mut Rng, resident: &Symbols) -> Result {
+    let mut name = [0 as c_char; bindings::KSYM_NAME_LEN as usize];
+    let (mut size, mut off, mut bad) = (0, 0, 0usize);
+    let t0 = Instant::<Monotonic>::now();
+    for _ in 0..ops {
+        let want_off = rng.below(SYM_LEN + 1);
+        let addr = resident.slot(rng.below(n)) + want_off;
+        // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; `size` and `off` are valid.
+        let len =
+            unsafe { bindings::bpf_address_lookup(addr, &mut size, &mut off, name.as_mut_ptr()) };
+        bad += usize::from(len != 14 || off != want_off || size != SYM_LEN);
+    }
+    let ns = t0.elapsed().as_nanos();
+    if bad != 0 || name[..15].iter().map(|&c| c as u8).ne(*b"bpf_ksym_bench\0") {
+        return Err(wrong(
+            "address_lookup",
+            n,
+            format_args!("{bad} answers with a wrong size/offset/name"),
+        ));
+    }
+    report("address_lookup", n, ops, ns);
+    Ok(())
+}
+
+/// Times adding and deleting one symbol at a random place among the `n` resident ones: what
+/// loading and unloading a program costs the registry.
+fn time_add_del(n: usize, rng: &mut Rng, resident: &Symbols) -> Result {
+    let pairs = n.max(MIN_PAIRS);
+    let mut spare = Symbols::new(BATCH)?;
+    let mut ns = 0;
+    let mut done = 0;
+    while done < pairs {
+        let batch = BATCH.min(pairs - done);
+        for j in 0..batch {
+            let start = resident.slot(rng.below(n)) + GAP_OFFSET;
+            spare.reset(j, start, start + GAP_LEN);
+        }
+        let t0 = Instant::<Monotonic>::now();
+        for j in 0..batch {
+            spare.add(j);
+            spare.del(j);
+        }
+        ns += t0.elapsed().as_nanos();
+        // The deleted symbols are reused for the next batch: wait out their readers first.
+        rcu::synchronize_rcu();
+        done += batch;
+    }
+    // Deleted symbols still have `lnode` linked; leave them all unregistered for `Drop`.
+    for j in 0..BATCH {
+        spare.reset(j, 0, 0);
+    }
+    report("add_del", n, pairs, ns);
+    Ok(())
+}

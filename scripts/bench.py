@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""make bench: the Rust registry against mainline C, every figure in one run.
+
+Boots the Rust and the C kernel (same tree, configs that differ only in
+CONFIG_BPF_KSYM_RUST) alternately, BENCH_RUNS times each per mode, so drift on
+this shared machine hits both alike. Each boot runs the in-kernel benchmark
+(bpf_ksym/bpf_ksym_bench.rs: lookups and add/del on synthetic symbols) and the
+guest program bench_registry (full /proc/kallsyms reads, KALLSYMS_QUERY,
+program load+unload), at each N of BENCH_N.
+
+Modes (BENCH_MODES): icount (-icount shift=0 -smp 1: guest time is the
+instruction count, repeatable, blind to cache misses) and tcg (plain TCG wall
+time: noisy, but memory-bound work shows).
+
+Prints one table (median over boots; spread = the larger of the two variants'
+(max - min) / median), writes build/bench/bench.json and build/bench/bench.svg.
+"""
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, 'build')
+OUT = os.path.join(BUILD, 'bench')
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+import bench_plot  # noqa: E402
+
+NS = [int(x) for x in os.environ.get('BENCH_N', '1,100,1000,10000,30000').split(',')]
+RUNS = int(os.environ.get('BENCH_RUNS', '5'))
+MODES = os.environ.get('BENCH_MODES', 'icount,tcg').split(',')
+VARIANTS = ('c', 'rust')
+
+KERNEL_LINE = re.compile(r'bpf_ksym_bench: workload=(\w+) n=(\d+) ops=\d+ ns_per_op=([\d.]+)')
+USER_LINE = re.compile(r'BENCH workload=(\w+) n=(\d+) value=([\d.]+) unit=(\w+)')
+WRONG = re.compile(r'WRONG.*')
+# Where each workload is judged (the issue's rule): lookups and add/del by
+# instruction count, the full read by wall time.
+JUDGED = {'lookup_hit': 'icount', 'lookup_miss': 'icount', 'lookup_boundary': 'icount',
+          'address_lookup': 'icount', 'add_del': 'icount', 'kallsyms_read': 'tcg'}
+ORDER = ['lookup_hit', 'lookup_miss', 'lookup_boundary', 'address_lookup', 'add_del',
+         'kallsyms_read', 'query_by_addr_bpf', 'query_by_addr_core', 'query_by_symbol',
+         'prog_load_unload']
+
+
+def boot(variant, mode):
+    """One boot; returns ({(workload, n): value}, {workload: unit}, log text)."""
+    cmdline = 'bpf_ksym_bench.max_n=%d ksym_bench=%s' % (max(NS), ','.join(map(str, NS)))
+    env = dict(os.environ, BPF_KSYM=variant, GUEST_TIMEOUT='1800', GUEST_CMDLINE=cmdline)
+    if mode == 'icount':
+        env['QEMU_EXTRA'] = '-icount shift=0 -smp 1'
+    t0 = time.time()
+    subprocess.run(['bash', os.path.join(ROOT, 'scripts/boot.sh'), 'bench'],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    log = os.path.join(BUILD, 'guest-%s-bench.log' % variant)
+    text = open(log, errors='replace').read()
+    got, units = {}, {}
+    for m in KERNEL_LINE.finditer(text):
+        got[(m.group(1), int(m.group(2)))] = float(m.group(3))
+        units[m.group(1)] = 'ns'
+    for m in USER_LINE.finditer(text):
+        got[(m.group(1), int(m.group(2)))] = float(m.group(3))
+        units[m.group(1)] = m.group(4)
+    bad = WRONG.search(text)
+    if bad:
+        sys.exit('bench: the %s kernel answered wrongly: %s\n(see %s)' % (variant, bad.group(0), log))
+    missing = [(w, n) for w in ORDER for n in NS if (w, n) not in got]
+    if missing or '=== BENCH END rc=0' not in text:
+        sys.exit('bench: the %s guest (%s) gave no figure for %s; see %s'
+                 % (variant, mode, missing[:4] or 'its exit', log))
+    print('    %-4s %-6s boot done in %4.0fs' % (variant, mode, time.time() - t0), flush=True)
+    return got, units, text
+
+
+def versions(logs):
+    """Kernel, compilers and QEMU, from the guest log and the host."""
+    def first(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()[0]
+        except (OSError, IndexError):
+            return '?'
+    m = re.search(r'Linux version (\S+) \(.*?\) \((.*?)\) #', logs)
+    cpu = re.search(r'model name\s*:\s*(.*)', open('/proc/cpuinfo').read())
+    return {
+        'kernel': m.group(1) if m else '?',
+        'kernel_compiler': m.group(2) if m else '?',
+        'rustc': first(['rustc', '--version']),
+        'qemu': first(['qemu-system-x86_64', '--version']),
+        'host': '%s, %d cpus, %s' % (cpu.group(1) if cpu else platform.machine(),
+                                     os.cpu_count(), platform.release()),
+    }
+
+
+def spread(values):
+    med = statistics.median(values)
+    return (max(values) - min(values)) / med if med else 0.0
+
+
+def main():
+    t_start = time.time()
+    print('bench: %d boots (%d runs x %s x C and Rust), N = %s' % (
+        RUNS * len(MODES) * 2, RUNS, '/'.join(MODES), ', '.join(map(str, NS))), flush=True)
+    samples, units, log_text = {}, {}, ''
+    for mode in MODES:
+        for run in range(RUNS):
+            # Alternate which variant goes first, so neither always boots on a warmer host.
+            for variant in (VARIANTS if run % 2 == 0 else VARIANTS[::-1]):
+                got, u, log_text = boot(variant, mode)
+                units.update(u)
+                for key, v in got.items():
+                    samples.setdefault((mode,) + key + (variant,), []).append(v)
+
+    records = []
+    for mode in MODES:
+        for w in ORDER:
+            for n in NS:
+                c = samples[(mode, w, n, 'c')]
+                r = samples[(mode, w, n, 'rust')]
+                records.append({'workload': w, 'n': n, 'mode': mode,
+                                'c': statistics.median(c), 'rust': statistics.median(r),
+                                'spread': round(max(spread(c), spread(r)), 4),
+                                'unit': units[w]})
+    info = versions(log_text)
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, 'bench.json'), 'w') as f:
+        json.dump(records, f, indent=1)
+    table = render_table(records, info)
+    with open(os.path.join(OUT, 'bench.txt'), 'w') as f:
+        f.write(table)
+    bench_plot.write_svg(records, ORDER, os.path.join(OUT, 'bench.svg'), info)
+    print()
+    print(table)
+    print('wrote %s/bench.json, bench.txt, bench.svg in %.0f min'
+          % (OUT, (time.time() - t_start) / 60))
+
+
+def verdict(r):
+    """How the issue judges this row: '' when it is not judged in this mode."""
+    ratio = r['rust'] / r['c']
+    if JUDGED.get(r['workload']) != r['mode']:
+        return ''
+    if r['workload'] == 'kallsyms_read':
+        if r['n'] >= 10000:
+            return 'ok (>= 15x)' if r['c'] / r['rust'] >= 15 else 'SHORT of 15x'
+        return 'ok' if ratio <= 1 + r['spread'] else 'RUST SLOWER'
+    return 'ok' if ratio <= 1 + r['spread'] else 'RUST SLOWER'
+
+
+def render_table(records, info):
+    lines = ['kernel %s built by %s' % (info['kernel'], info['kernel_compiler']),
+             '%s; %s' % (info['rustc'], info['qemu']),
+             'host: %s' % info['host'],
+             'medians of %d boots per variant and mode; spread = (max - min) / median, '
+             'the larger of C and Rust' % RUNS,
+             '',
+             '%-7s %-19s %6s %12s %12s %-3s %7s %7s  %s' % (
+                 'mode', 'workload', 'N', 'C', 'Rust', '', 'Rust/C', 'spread', 'verdict')]
+    for r in records:
+        lines.append('%-7s %-19s %6d %12.3f %12.3f %-3s %7.3f %6.1f%%  %s' % (
+            r['mode'], r['workload'], r['n'], r['c'], r['rust'], r['unit'],
+            r['rust'] / r['c'], 100 * r['spread'], verdict(r)))
+    return '\n'.join(lines) + '\n'
+
+
+if __name__ == '__main__':
+    main()

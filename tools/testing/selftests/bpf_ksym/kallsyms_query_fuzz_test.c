@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A fuzzer for KALLSYMS_QUERY.
+ *
+ *   kallsyms_query_fuzz_test                   the kselftests: replay the corpus
+ *                                              next to the binary, then 20,000 new inputs
+ *   kallsyms_query_fuzz_test fuzz <count> <seed>
+ *   kallsyms_query_fuzz_test replay <corpus>
+ *
+ * Each input is a struct fuzz_case: where the query struct lives (plain
+ * memory, read-only, unmapped, straddling the end of a mapping, NULL, a
+ * kernel address), its size and flags, the name (a real symbol, empty, too
+ * long, without a terminator before an unmapped page, ...), the name buffer
+ * of BY_ADDR (size, read-only, unmapped, partially mapped) and the address
+ * (core, BPF, module-less gaps, random). Half the inputs are such structured
+ * choices, half raw random bytes through the same decoder.
+ *
+ * Every answer must be 0 or one of the documented errnos, and a success must
+ * be well formed (a NUL-terminated name that fits, an address where asked).
+ * "fuzz" prints one line per new (flags class, placement, errno) outcome as
+ * "CORPUS <hex> <errno>" (make fuzz collects them into kallsyms_query.corpus,
+ * which make test replays); "replay" runs a
+ * corpus and checks that every input still gets its errno (0 and ENOENT may
+ * trade places: they depend on the kernel's layout). Output ends with
+ * "FUZZ inputs=<n> wrong=<w> outcomes=<o>"; exit status 1 if wrong > 0.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "kallsyms_query.h"
+#include "ksym_util.h"
+
+#define PAGE 4096
+
+struct fuzz_case {
+	uint8_t where;		/* WHERE_* for the struct */
+	uint8_t name_kind;	/* NAME_* (BY_SYMBOL) */
+	uint8_t buf_kind;	/* BUF_* (BY_ADDR output) */
+	uint8_t addr_kind;	/* ADDR_* */
+	uint8_t extra;		/* bytes past the struct we know: 0 zero, else that value */
+	uint8_t pad[3];
+	uint32_t size;
+	uint32_t name_size;
+	uint64_t flags;
+	uint64_t addr;		/* random part of the address */
+} __attribute__((packed));
+
+enum { WHERE_PLAIN, WHERE_RDONLY, WHERE_UNMAPPED, WHERE_STRADDLE, WHERE_NULL, WHERE_KERNEL,
+       WHERE_N };
+enum { NAME_CORE, NAME_EMPTY, NAME_511, NAME_512, NAME_4K, NAME_NO_NUL_AT_PAGE_END,
+       NAME_UNMAPPED, NAME_NULL, NAME_KERNEL, NAME_MISSING, NAME_N };
+enum { BUF_PLAIN, BUF_SHORT, BUF_ZERO, BUF_RDONLY, BUF_UNMAPPED, BUF_STRADDLE, BUF_NULL,
+       BUF_KERNEL, BUF_N };
+enum { ADDR_CORE, ADDR_BPF, ADDR_BPF_END, ADDR_ZERO, ADDR_MAX, ADDR_RANDOM, ADDR_N };
+
+static const int documented[] = { 0, EPERM, EINVAL, E2BIG, EFAULT, ENAMETOOLONG, ENOENT,
+				   EADDRNOTAVAIL };
+
+/*
+ * Memory the decoder places things in, one page each:
+ * STRUCT_RW holds the struct; NAMES holds names and output buffers; TEXT_RO is
+ * read-only and full of 'x' (no NUL) up to GAP_A, which is unmapped;
+ * STRUCT_RO holds the struct read-only, up to GAP_B, also unmapped.
+ */
+enum { STRUCT_RW, NAMES, TEXT_RO, GAP_A, STRUCT_RO, GAP_B, PAGES };
+static char *arena;
+#define AT(page) (arena + (page) * PAGE)
+static unsigned long long core_addr, bpf_addr;
+static unsigned int bpf_len;
+static int kfd;
+
+static void setup(void)
+{
+	struct prog_syms ps;
+	FILE *f;
+	struct kline k;
+	int fd;
+
+	arena = mmap(NULL, PAGES * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	if (arena != MAP_FAILED)
+		memset(AT(TEXT_RO), 'x', PAGE);
+	if (arena == MAP_FAILED || mprotect(AT(TEXT_RO), PAGE, PROT_READ) ||
+	    mprotect(AT(GAP_A), PAGE, PROT_NONE) || mprotect(AT(GAP_B), PAGE, PROT_NONE)) {
+		perror("fuzz: arena");
+		exit(2);
+	}
+	kfd = open("/proc/kallsyms", O_RDONLY);
+	f = fopen("/proc/kallsyms", "r");
+	while (f && next_kline(f, &k))
+		if (!strcmp(k.sym, "bpf_user_rnd_u32"))
+			core_addr = k.addr;
+	if (f)
+		fclose(f);
+	fd = load_tiny_prog("fuzz_target");
+	if (kfd < 0 || !core_addr || fd < 0 || prog_syms(fd, &ps)) {
+		fprintf(stderr, "fuzz: setup needs root, /proc/kallsyms and BPF\n");
+		exit(2);
+	}
+	bpf_addr = ps.addr[0];
+	bpf_len = ps.len[0];
+	/* fd stays open: the program stays loaded for the whole run. */
+}
+
+/* Put a name of kind @kind in place; returns the pointer to pass. */
+static uint64_t place_name(int kind)
+{
+	static char big[8192];
+	char *rw = AT(NAMES);
+
+	switch (kind) {
+	case NAME_CORE:
+		strcpy(rw, "bpf_user_rnd_u32");
+		return (uintptr_t)rw;
+	case NAME_EMPTY:
+		rw[0] = 0;
+		return (uintptr_t)rw;
+	case NAME_511:
+	case NAME_512:
+	case NAME_4K: {
+		size_t n = kind == NAME_511 ? 511 : kind == NAME_512 ? 512 : 4096;
+
+		memset(big, 'a', n);
+		big[n] = 0;
+		return (uintptr_t)big;
+	}
+	case NAME_NO_NUL_AT_PAGE_END:
+		/* 16 bytes of 'x', then an unmapped page. */
+		return (uintptr_t)(AT(GAP_A) - 16);
+	case NAME_UNMAPPED:
+		return (uintptr_t)AT(GAP_A);
+	case NAME_NULL:
+		return 0;
+	case NAME_KERNEL:
+		return core_addr;
+	default:
+		strcpy(rw, "no_such_symbol_anywhere_42");
+		return (uintptr_t)rw;
+	}
+}
+
+static uint64_t place_buf(int kind, uint32_t *size)
+{
+	char *buf = AT(NAMES) + 1024;
+
+	switch (kind) {
+	case BUF_PLAIN:
+		*size = 1024;
+		return (uintptr_t)buf;
+	case BUF_SHORT:
+		*size = 1 + *size % 24;
+		return (uintptr_t)buf;
+	case BUF_ZERO:
+		*size = 0;
+		return (uintptr_t)buf;
+	case BUF_RDONLY:
+		return (uintptr_t)AT(TEXT_RO);
+	case BUF_UNMAPPED:
+		return (uintptr_t)AT(GAP_A);
+	case BUF_STRADDLE:
+		/* 8 writable bytes, then the read-only page. */
+		return (uintptr_t)(AT(TEXT_RO) - 8);
+	case BUF_NULL:
+		return 0;
+	default:
+		return core_addr;
+	}
+}
+
+static uint64_t pick_addr(int kind, uint64_t r)
+{
+	switch (kind) {
+	case ADDR_CORE:
+		return core_addr + r % 64;
+	case ADDR_BPF:
+		return bpf_addr + r % (bpf_len ?: 1);
+	case ADDR_BPF_END:
+		return bpf_addr + bpf_len + r % 3 - 1;
+	case ADDR_ZERO:
+		return 0;
+	case ADDR_MAX:
+		return ~0ull - r % 4096;
+	default:
+		return r;
+	}
+}
+
+struct outcome {
+	int err;
+	int wrong;	/* 1 if the answer breaks the documented contract */
+	const char *why;
+};
+
+/* Decode @c, make the call, judge the answer. */
+static struct outcome run_case(const struct fuzz_case *cin)
+{
+	struct fuzz_case c = *cin;
+	struct kallsyms_query q = {}, *uq;
+	struct outcome o = { 0, 0, "" };
+	unsigned char *p;
+	uint32_t size = c.size, namesz = c.name_size;
+	int where = c.where % WHERE_N, i;
+	unsigned long arg;
+	size_t room;
+
+	memset(AT(STRUCT_RW), 0, 2 * PAGE);	/* and NAMES */
+	mprotect(AT(STRUCT_RO), PAGE, PROT_READ | PROT_WRITE);
+	memset(AT(STRUCT_RO), 0, PAGE);
+	q.size = size;
+	q.query_flags = c.flags;
+	if (c.flags & KALLSYMS_QUERY_BY_ADDR) {
+		q.sym_addr = pick_addr(c.addr_kind % ADDR_N, c.addr);
+		q.sym_name_addr = place_buf(c.buf_kind % BUF_N, &namesz);
+		q.sym_name_size = namesz;
+	} else {
+		q.sym_name_addr = place_name(c.name_kind % NAME_N);
+		if (c.addr_kind & 0x80)	/* BY_SYMBOL with fields that must be zero */
+			q.sym_addr = c.addr;
+		if (c.buf_kind & 0x80)
+			q.sym_name_size = namesz;
+	}
+	/*
+	 * The struct, then 256 bytes of @extra (what a newer caller's fields
+	 * would be), then zeroes: read-only, or 40 bytes before a hole.
+	 */
+	uq = (void *)(where == WHERE_RDONLY ? AT(STRUCT_RO) :
+		      where == WHERE_STRADDLE ? AT(GAP_B) - 40 : AT(STRUCT_RW));
+	p = (unsigned char *)uq;
+	room = (size_t)(AT(where == WHERE_PLAIN ? NAMES : GAP_B) - (char *)p);
+	memcpy(p, &q, room < sizeof(q) ? room : sizeof(q));
+	if (room > sizeof(q))
+		memset(p + sizeof(q), c.extra, room - sizeof(q) < 256 ? room - sizeof(q) : 256);
+	mprotect(AT(STRUCT_RO), PAGE, PROT_READ);
+	arg = where == WHERE_UNMAPPED ? (unsigned long)AT(GAP_A) :
+	      where == WHERE_NULL ? 0 : where == WHERE_KERNEL ? core_addr : (unsigned long)uq;
+	o.err = ioctl(kfd, KALLSYMS_QUERY, arg) ? errno : 0;
+
+	for (i = 0; i < (int)(sizeof(documented) / sizeof(documented[0])); i++)
+		if (o.err == documented[i])
+			break;
+	if (i == sizeof(documented) / sizeof(documented[0])) {
+		o.wrong = 1;
+		o.why = "undocumented errno";
+		return o;
+	}
+	if (o.err)
+		return o;
+	/* A success: the struct must have been fully readable and writable, and sane. */
+	if (where != WHERE_PLAIN) {
+		o.wrong = 1;
+		o.why = "success with an unreadable or unwritable struct";
+		return o;
+	}
+	memcpy(&q, uq, sizeof(q));
+	if (size < KALLSYMS_QUERY_SIZE_VER0) {
+		o.wrong = 1;
+		o.why = "success with a size under 40";
+	} else if (q.query_flags == KALLSYMS_QUERY_BY_SYMBOL) {
+		if (q.sym_addr != core_addr) {
+			o.wrong = 1;
+			o.why = "BY_SYMBOL answered a wrong address";
+		}
+	} else if (q.query_flags == KALLSYMS_QUERY_BY_ADDR) {
+		const char *name = (const char *)(uintptr_t)q.sym_name_addr;
+
+		if (!q.sym_name_size || q.sym_name_size > namesz ||
+		    strnlen(name, q.sym_name_size) != q.sym_name_size - 1) {
+			o.wrong = 1;
+			o.why = "BY_ADDR name not NUL-terminated at sym_name_size - 1";
+		} else if (size >= KALLSYMS_QUERY_SIZE_VER1 &&
+			   (q.sym_start > q.sym_addr || q.sym_addr > q.sym_start + q.sym_size)) {
+			o.wrong = 1;
+			o.why = "BY_ADDR range does not hold the address";
+		}
+	} else {
+		o.wrong = 1;
+		o.why = "success with invalid flags";
+	}
+	return o;
+}
+
+static uint64_t rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void structured(struct fuzz_case *c)
+{
+	static const uint32_t sizes[] = { 0, 1, 8, 39, 40, 41, 64, 111, 112, 113, 120, 4095,
+					   4096, 4097, 1 << 20 };
+	static const uint64_t flags[] = { KALLSYMS_QUERY_BY_SYMBOL, KALLSYMS_QUERY_BY_ADDR,
+					   KALLSYMS_QUERY_BY_SYMBOL | KALLSYMS_QUERY_BY_ADDR, 0,
+					   4, 1ull << 63 };
+	uint64_t r = next();
+
+	memset(c, 0, sizeof(*c));
+	c->where = r % 8 < 5 ? WHERE_PLAIN : (r >> 3) % WHERE_N;
+	c->name_kind = (r >> 8) % NAME_N | ((r >> 60) & 1 ? 0x80 : 0);
+	c->buf_kind = (r >> 16) % BUF_N | ((r >> 61) & 1 ? 0x80 : 0);
+	c->addr_kind = (r >> 24) % ADDR_N | ((r >> 62) & 1 ? 0x80 : 0);
+	c->extra = (r >> 32) % 4 ? 0 : (uint8_t)(r >> 40);
+	c->size = sizes[(r >> 44) % (sizeof(sizes) / sizeof(sizes[0]))];
+	c->name_size = (r >> 48) % 3 ? 512 : (uint32_t)next();
+	c->flags = flags[(r >> 52) % 6 < 4 ? (r >> 52) % 2 : (r >> 55) % 6];
+	c->addr = next();
+}
+
+static void to_hex(const struct fuzz_case *c, char *out)
+{
+	const unsigned char *b = (const void *)c;
+	size_t i;
+
+	for (i = 0; i < sizeof(*c); i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static int from_hex(const char *s, struct fuzz_case *c)
+{
+	unsigned char *b = (void *)c;
+	size_t i;
+	unsigned int v;
+
+	for (i = 0; i < sizeof(*c); i++) {
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		b[i] = v;
+	}
+	return 0;
+}
+
+static int fuzz(long count, uint64_t seed, bool print_corpus)
+{
+	static unsigned char seen[4][WHERE_N][160];
+	struct fuzz_case c;
+	char hex[2 * sizeof(c) + 1];
+	long i, wrong = 0, outcomes = 0;
+
+	rng ^= seed * 0x9e3779b97f4a7c15ull;
+	for (i = 0; i < count; i++) {
+		struct outcome o;
+		int cls;
+
+		if (i & 1) {
+			structured(&c);
+		} else {
+			uint64_t w[4] = { next(), next(), next(), next() };
+
+			memcpy(&c, w, sizeof(c));
+		}
+		o = run_case(&c);
+		to_hex(&c, hex);
+		if (o.wrong) {
+			if (wrong++ < 20)
+				printf("WRONG %s errno=%d: %s\n", hex, o.err, o.why);
+			continue;
+		}
+		cls = c.flags == KALLSYMS_QUERY_BY_SYMBOL ? 0 : c.flags == KALLSYMS_QUERY_BY_ADDR ? 1 :
+		      c.flags ? 2 : 3;
+		if (!seen[cls][c.where % WHERE_N][o.err]) {
+			seen[cls][c.where % WHERE_N][o.err] = 1;
+			outcomes++;
+			if (print_corpus)
+				printf("CORPUS %s %d\n", hex, o.err);
+		}
+	}
+	printf("FUZZ inputs=%ld wrong=%ld outcomes=%ld\n", count, wrong, outcomes);
+	return wrong ? 1 : 0;
+}
+
+static int replay(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], hex[256];
+	long inputs = 0, wrong = 0;
+	struct fuzz_case c;
+	int want;
+
+	if (!f) {
+		perror(path);
+		return 2;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct outcome o;
+
+		if (sscanf(line, "CORPUS %255s %d", hex, &want) != 2 || from_hex(hex, &c))
+			continue;
+		inputs++;
+		o = run_case(&c);
+		if (!o.wrong && o.err != want &&
+		    !((o.err == 0 || o.err == ENOENT) && (want == 0 || want == ENOENT))) {
+			o.wrong = 1;
+			o.why = "errno changed";
+		}
+		if (o.wrong) {
+			wrong++;
+			printf("WRONG %s errno=%d (corpus says %d): %s\n", hex, o.err, want, o.why);
+		}
+	}
+	fclose(f);
+	printf("FUZZ inputs=%ld wrong=%ld outcomes=%ld\n", inputs, wrong, inputs);
+	return wrong || !inputs ? 1 : 0;
+}
+
+static const char *corpus_path(void)
+{
+	static char path[PATH_MAX], out[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+
+	if (n < 0)
+		return "kallsyms_query.corpus";
+	path[n] = 0;
+	snprintf(out, sizeof(out), "%s/kallsyms_query.corpus", dirname(path));
+	return out;
+}
+
+/* Every kept input still gets its errno (the regression corpus). */
+TEST(replay_corpus)
+{
+	setup();
+	ASSERT_EQ(0, replay(corpus_path()));
+}
+
+/* 20,000 new inputs, half structured: only documented errnos, well-formed answers. */
+TEST(fuzz_20000_inputs)
+{
+	setup();
+	ASSERT_EQ(0, fuzz(20000, 1, false));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "fuzz")) {
+		setup();
+		return fuzz(atol(argv[2]), strtoull(argv[3], NULL, 0), true);
+	}
+	if (argc == 3 && !strcmp(argv[1], "replay")) {
+		setup();
+		return replay(argv[2]);
+	}
+	return test_harness_run(argc, argv);
+}
