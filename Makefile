@@ -85,7 +85,7 @@ fuzz: build
 bench:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
 	@$(MAKE) --no-print-directory build BPF_KSYM=c
-	@bash -c '. $(S)/lib.sh; step "benchmark boots (about 25 min)"'
+	@bash -c '. $(S)/lib.sh; step "benchmark: 12 boots, about 25 min"'
 	@python3 $(S)/bench.py
 
 # KALLSYMS_QUERY against parsing the text, as symbolizers do; writes build/bench/query.json.

@@ -53,6 +53,9 @@ const SIZES: [usize; 5] = [1, 100, 1_000, 10_000, 30_000];
 /// Add/del pairs per size: `n`, but at least this many, so small sizes are not one sample.
 const MIN_PAIRS: usize = 10_000;
 
+/// Timings per figure; the fastest is reported.
+const REPS: usize = 3;
+
 /// Add/del pairs between two RCU grace periods; their symbols are then reused.
 const BATCH: usize = 1024;
 
@@ -80,6 +83,10 @@ impl kernel::Module for BpfKsymBench {
         if max_n == 0 {
             return Ok(Self);
         }
+        // The initramfs is unpacked by an async worker during the initcalls; on one vCPU it
+        // would run inside our timings.
+        // SAFETY: Callable from any initcall; it only waits.
+        unsafe { bindings::wait_for_initramfs() };
         pr_info!(
             "sizes up to {max_n}, {lookups} lookups each, {} registry\n",
             if cfg!(CONFIG_BPF_KSYM_RUST) {
@@ -202,14 +209,14 @@ fn wrong(workload: &str, n: usize, what: core::fmt::Arguments<'_>) -> Error {
 }
 
 /// Times `ops` calls of `is_bpf_text_address` at the addresses `addr` picks and checks that
-/// exactly `want_hits` of them were BPF text.
+/// exactly `want_hits` of them were BPF text; returns the time taken in ns.
 fn time_text_address(
     workload: &str,
     n: usize,
     ops: usize,
     want_hits: usize,
     mut addr: impl FnMut(usize) -> usize,
-) -> Result {
+) -> Result<i64> {
     let mut hits = 0;
     let t0 = Instant::<Monotonic>::now();
     for k in 0..ops {
@@ -224,8 +231,16 @@ fn time_text_address(
             format_args!("{hits} hits, want {want_hits}"),
         ));
     }
-    report(workload, n, ops, ns);
-    Ok(())
+    Ok(ns)
+}
+
+/// The fastest of [`REPS`] timings: what else the boot runs meanwhile only ever adds time.
+fn best_of(mut timed: impl FnMut() -> Result<i64>) -> Result<i64> {
+    let mut best = i64::MAX;
+    for _ in 0..REPS {
+        best = best.min(timed()?);
+    }
+    Ok(best)
 }
 
 fn run_size(n: usize, ops: usize) -> Result {
@@ -238,27 +253,39 @@ fn run_size(n: usize, ops: usize) -> Result {
     let start = |i| resident.slot(i);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
 
-    time_text_address("lookup_hit", n, ops, ops, |_| {
-        start(rng.below(n)) + rng.below(SYM_LEN)
+    let hit = best_of(|| {
+        time_text_address("lookup_hit", n, ops, ops, |_| {
+            start(rng.below(n)) + rng.below(SYM_LEN)
+        })
     })?;
-    time_text_address("lookup_miss", n, ops, 0, |_| {
-        start(rng.below(n)) + SYM_LEN + 1 + rng.below(SLOT - SYM_LEN - 1)
+    report("lookup_hit", n, ops, hit);
+    let miss = best_of(|| {
+        time_text_address("lookup_miss", n, ops, 0, |_| {
+            start(rng.below(n)) + SYM_LEN + 1 + rng.below(SLOT - SYM_LEN - 1)
+        })
     })?;
+    report("lookup_miss", n, ops, miss);
     // start - 1 and end + 1 miss, start and end (inclusive) hit: exactly half are hits.
     let boundary_hits = ops / 4 * 2 + [0, 0, 1, 2][ops % 4];
-    time_text_address("lookup_boundary", n, ops, boundary_hits, |k| {
-        let s = start(rng.below(n));
-        [s - 1, s, s + SYM_LEN, s + SYM_LEN + 1][k % 4]
+    let boundary = best_of(|| {
+        time_text_address("lookup_boundary", n, ops, boundary_hits, |k| {
+            let s = start(rng.below(n));
+            [s - 1, s, s + SYM_LEN, s + SYM_LEN + 1][k % 4]
+        })
     })?;
-    time_address_lookup(n, ops, &mut rng, &resident)?;
-    time_add_del(n, &mut rng, &resident)?;
+    report("lookup_boundary", n, ops, boundary);
+    let lookup = best_of(|| time_address_lookup(n, ops, &mut rng, &resident))?;
+    report("address_lookup", n, ops, lookup);
+    let pairs = n.max(MIN_PAIRS);
+    let add_del = best_of(|| time_add_del(n, pairs, &mut rng, &resident))?;
+    report("add_del", n, pairs, add_del);
     drop(resident);
     Ok(())
 }
 
 /// Times `bpf_address_lookup` (what `%pS` and `kallsyms_lookup` use) on hits, and checks the
 /// size, offset and name it answers.
-fn time_address_lookup(n: usize, ops: usize, rng: &mut Rng, resident: &Symbols) -> Result {
+fn time_address_lookup(n: usize, ops: usize, rng: &mut Rng, resident: &Symbols) -> Result<i64> {
     let mut name = [0 as c_char; bindings::KSYM_NAME_LEN as usize];
     let (mut size, mut off, mut bad) = (0, 0, 0usize);
     let t0 = Instant::<Monotonic>::now();
@@ -271,21 +298,19 @@ fn time_address_lookup(n: usize, ops: usize, rng: &mut Rng, resident: &Symbols) 
         bad += usize::from(len != 14 || off != want_off || size != SYM_LEN);
     }
     let ns = t0.elapsed().as_nanos();
-    if bad != 0 || name[..15].iter().map(|&c| c as u8).ne(*b"bpf_ksym_bench\0") {
+    if bad != 0 || name[..15] != b"bpf_ksym_bench\0"[..] {
         return Err(wrong(
             "address_lookup",
             n,
             format_args!("{bad} answers with a wrong size/offset/name"),
         ));
     }
-    report("address_lookup", n, ops, ns);
-    Ok(())
+    Ok(ns)
 }
 
 /// Times adding and deleting one symbol at a random place among the `n` resident ones: what
 /// loading and unloading a program costs the registry.
-fn time_add_del(n: usize, rng: &mut Rng, resident: &Symbols) -> Result {
-    let pairs = n.max(MIN_PAIRS);
+fn time_add_del(n: usize, pairs: usize, rng: &mut Rng, resident: &Symbols) -> Result<i64> {
     let mut spare = Symbols::new(BATCH)?;
     let mut ns = 0;
     let mut done = 0;
@@ -309,6 +334,5 @@ fn time_add_del(n: usize, rng: &mut Rng, resident: &Symbols) -> Result {
     for j in 0..BATCH {
         spare.reset(j, 0, 0);
     }
-    report("add_del", n, pairs, ns);
-    Ok(())
+    Ok(ns)
 }

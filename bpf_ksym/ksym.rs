@@ -73,21 +73,17 @@ impl Ksym {
         self.raw().prog
     }
 
-    /// The name, without its terminating NUL.
-    pub(crate) fn name(&self) -> &[u8] {
-        // The kernel's `char` is unsigned: `name` is bytes already.
-        let bytes = &self.raw().name;
-        let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-        &bytes[..len]
-    }
-
     /// Copies the name and its terminating NUL into `out`; returns the name's length.
+    ///
+    /// `strscpy()` rather than a byte loop: it copies a word at a time, and `%pS` and the
+    /// unwinders' symbolizers call this for every frame.
     pub(crate) fn copy_name(&self, out: &mut [u8; bindings::KSYM_NAME_LEN as usize]) -> usize {
-        let name = self.name();
-        // `name` is at most `KSYM_NAME_LEN - 1` bytes: it came from the same-sized buffer.
-        out[..name.len()].copy_from_slice(name);
-        out[name.len()] = 0;
-        name.len()
+        // SAFETY: Both buffers hold `KSYM_NAME_LEN` bytes.
+        let len = unsafe {
+            bindings::sized_strscpy(out.as_mut_ptr(), self.raw().name.as_ptr(), out.len())
+        };
+        // A name without a NUL in its buffer is cut at `KSYM_NAME_LEN - 1` (`-E2BIG`).
+        usize::try_from(len).unwrap_or(out.len() - 1)
     }
 
     /// Whether the JIT image keeps a frame pointer at `addr`.

@@ -63,6 +63,7 @@ pub(crate) unsafe fn init() {
 ///
 /// `ksym` is not registered, and stays valid until it is removed with [`del`] and an RCU grace
 /// period has elapsed.
+#[inline]
 pub(crate) unsafe fn add(ksym: &Ksym) {
     let mut next_seq = WRITER.lock();
     let lnode = ksym.lnode();
@@ -73,7 +74,8 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     }
     // SAFETY: `ksym` is not registered yet.
     unsafe { ksym.set_seq(*next_seq) };
-    *next_seq += 1;
+    // 2^64 additions cannot happen in a kernel's lifetime: no overflow check on this path.
+    *next_seq = next_seq.wrapping_add(1);
     // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the
     // safety requirements.
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
@@ -87,6 +89,7 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
 ///
 /// `ksym` was initialised with `INIT_LIST_HEAD()` on its `lnode`, and was not removed before
 /// without being added again.
+#[inline]
 pub(crate) unsafe fn del(ksym: &Ksym) {
     let _writer = WRITER.lock();
     let lnode = ksym.lnode();
@@ -100,7 +103,7 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
     unsafe { bindings::list_del_rcu(lnode) };
     // Before `del` returns, hence before the owner can start the grace period that frees
     // `ksym`: a walker that still reads the old count may dereference its cursor.
-    REMOVALS.store(REMOVALS.load(Relaxed) + 1, Release);
+    REMOVALS.store(REMOVALS.load(Relaxed).wrapping_add(1), Release);
 }
 
 /// How many symbols were removed so far.

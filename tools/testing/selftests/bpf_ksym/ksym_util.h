@@ -14,6 +14,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+/*
+ * Every test here gets 10 minutes instead of the harness's 30 s: on a debug
+ * kernel (KASAN, lockdep) under TCG the churn tests take minutes. Included
+ * after kselftest_harness.h, whose TEST() expands this where it is used.
+ */
+#ifdef TEST_TIMEOUT_DEFAULT
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 600
+#endif
+
 #define MAX_FUNCS 8
 
 struct prog_syms {
