@@ -215,7 +215,11 @@ def render_markdown(records):
                 r = rows[n]
                 ratio = r['rust'] / r['c']
                 mark = '**' if JUDGED.get(w) == mode else ''
-                cells.append('%s%.2f%s (%.0f%%)' % (mark, ratio, mark, 100 * r['spread']))
+                # Big wins read better as "1/34" than as "0.03".
+                inv = 1 / ratio
+                shown = ('%.2f' % ratio if ratio >= 0.5 else
+                         '1/%.1f' % inv if inv < 10 else '1/%.0f' % inv)
+                cells.append('%s%s%s (%.0f%%)' % (mark, shown, mark, 100 * r['spread']))
             out.append('| %s | %s | %s | %.4g | %.4g | %s |' % (
                 w, mode, mid['unit'], mid['c'], mid['rust'], ' | '.join(cells)))
     return '\n'.join(out) + '\n'
