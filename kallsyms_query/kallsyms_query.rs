@@ -13,6 +13,7 @@ use kernel::{
     error::{code::*, to_result, Error},
     ffi::{c_char, c_int, c_long, c_ulong, c_void},
     prelude::*,
+    sync::rcu,
 };
 
 type Query = bindings::kallsyms_query;
@@ -199,23 +200,42 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
     let mut name = [0u8; NAME_LEN];
     let (mut size, mut offset) = (0, 0);
     let mut modname: *mut c_char = core::ptr::null_mut();
-    // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
-    let found = unsafe {
-        bindings::kallsyms_lookup(
-            addr,
-            &mut size,
-            &mut offset,
-            &mut modname,
-            name.as_mut_ptr(),
-        )
+    let mut owner = [0u8; 56];
+    let (found, bpf) = {
+        // The module that `modname` points into may go away once this RCU read section ends:
+        // its name is copied out before then.
+        let _rcu = rcu::read_lock();
+        // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
+        let found = unsafe {
+            bindings::kallsyms_lookup(
+                addr,
+                &mut size,
+                &mut offset,
+                &mut modname,
+                name.as_mut_ptr(),
+            )
+        };
+        // Not in a module and not in vmlinux: a BPF image. Decided from the address alone,
+        // since a second registry lookup could disagree with the first while programs come
+        // and go.
+        // SAFETY: Always safe to call.
+        let bpf = modname.is_null() && unsafe { bindings::is_ksym_addr(addr) } == 0;
+        let who: &[u8] = if !modname.is_null() {
+            // SAFETY: `kallsyms_lookup` set `modname` to the NUL-terminated name of a module
+            // that stays loaded while we are in this RCU read section.
+            unsafe { CStr::from_char_ptr(modname) }.to_bytes()
+        } else if bpf {
+            b"bpf"
+        } else {
+            b""
+        };
+        let n = who.len().min(owner.len() - 1);
+        owner[..n].copy_from_slice(&who[..n]);
+        (found, bpf)
     };
     if found.is_null() {
         return Err(ENOENT);
     }
-    // Not in a module and not in vmlinux: a BPF image. Decided from the address alone, since a
-    // second registry lookup could disagree with the first one while programs come and go.
-    // SAFETY: Always safe to call.
-    let bpf = modname.is_null() && unsafe { bindings::is_ksym_addr(addr) } == 0;
     // What `/proc/kallsyms` hides (`bpf_jit_kallsyms` off, or JIT hardening on), the query
     // hides too: answering would give away where the JIT images are.
     // SAFETY: Always safe to call.
@@ -235,17 +255,8 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
     if ver1 {
         q.sym_start = (addr - offset) as u64;
         q.sym_size = size as u64;
-        let owner: &[u8] = if !modname.is_null() {
-            // SAFETY: `kallsyms_lookup` returns a NUL-terminated module name that stays valid
-            // until we reschedule.
-            unsafe { CStr::from_char_ptr(modname) }.to_bytes()
-        } else if bpf {
-            b"bpf"
-        } else {
-            b""
-        };
-        let n = owner.len().min(q.sym_owner.len() - 1);
-        q.sym_owner[..n].copy_from_slice(&owner[..n]);
+        // All of it: the caller's struct may hold a longer name from an earlier answer.
+        q.sym_owner = owner;
     }
     Ok(())
 }

@@ -73,6 +73,34 @@ TEST(by_symbol_and_by_addr_agree_on_a_core_function)
 	close(fd);
 }
 
+/* A struct reused from an earlier answer: sym_owner is written whole, not over old bytes. */
+TEST(owner_of_a_reused_struct_is_written_whole)
+{
+	unsigned long long addr;
+	struct kallsyms_query q = {};
+	char name[512];
+	int fd = kq_fd(), prog = load_tiny_prog("kq_owner");
+	struct prog_syms ps;
+
+	ASSERT_LE(0, prog);
+	ASSERT_EQ(0, prog_syms(prog, &ps));
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
+	q.sym_name_addr = (unsigned long)name;
+	q.sym_name_size = sizeof(name);
+	memset(q.sym_owner, 'x', sizeof(q.sym_owner) - 1);	/* "nf_conntrack" and longer */
+	q.sym_addr = addr;
+	ASSERT_EQ(0, kq(fd, &q, sizeof(q)));
+	ASSERT_STREQ("", q.sym_owner);
+	memset(q.sym_owner, 'x', sizeof(q.sym_owner) - 1);
+	q.sym_addr = ps.addr[0];
+	q.sym_name_size = sizeof(name);
+	ASSERT_EQ(0, kq(fd, &q, sizeof(q)));
+	ASSERT_STREQ("bpf", q.sym_owner);
+	close(prog);
+	close(fd);
+}
+
 TEST(version0_callers_get_no_version1_fields)
 {
 	struct kallsyms_query q;
