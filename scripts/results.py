@@ -5,6 +5,7 @@ Usage: results.py [--corpus OUT] [--variant rust|c] LOG ... ; prints per-suite l
 last, 'N passed, N failed'. --corpus collects the fuzzer's CORPUS lines into OUT.
 Exit status 1 if anything failed, a guest did not finish, or a log shows a splat.
 """
+import os
 import re
 import sys
 
@@ -117,7 +118,6 @@ def main():
         for k, v in enumerate(scan(path, variant, corpus)):
             total[k] += v
     if corpus_path and corpus:
-        import os
         os.makedirs(os.path.dirname(corpus_path), exist_ok=True)
         with open(corpus_path, 'w') as f:
             f.write('\n'.join(corpus) + '\n')

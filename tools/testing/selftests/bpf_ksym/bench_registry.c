@@ -15,6 +15,7 @@
  * program exits 1, so a fast wrong answer never makes a figure.
  */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <sys/ioctl.h>
 #include <time.h>
 
@@ -66,10 +67,16 @@ static void figure(const char *workload, int n, double value, const char *unit, 
 	fflush(stdout);
 }
 
-static void wrong(const char *workload, int n, const char *fmt, unsigned long long x)
+/* A wrong answer: say which, and give no figure at all. */
+static void __attribute__((format(printf, 3, 4))) wrong(const char *workload, int n,
+							 const char *fmt, ...)
 {
+	va_list ap;
+
 	printf("BENCH WRONG workload=%s n=%d: ", workload, n);
-	printf(fmt, x);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
 	printf("\n");
 	exit(1);
 }
@@ -110,7 +117,7 @@ static void bench_read(int n)
 	for (i = 0; i < reads; i++) {
 		ms[i] = read_all(&bpf_lines);
 		if (bpf_lines < n)
-			wrong("kallsyms_read", n, "%llu [bpf] lines", bpf_lines);
+			wrong("kallsyms_read", n, "%ld [bpf] lines", bpf_lines);
 	}
 	qsort(ms, reads, sizeof(ms[0]), cmp_double);
 	figure("kallsyms_read", n, ms[reads / 2], "ms", reads);
@@ -128,12 +135,12 @@ static void bench_query_bpf(int fd, int n)
 		t0 = now_us();
 		if (kq_query(fd, &q, KALLSYMS_QUERY_BY_ADDR, progs[k].addr + below(progs[k].len),
 			  NULL, buf, sizeof(buf)))
-			wrong("query_by_addr_bpf", n, "errno %llu", errno);
+			wrong("query_by_addr_bpf", n, "errno %d", errno);
 		t += now_us() - t0;
 		snprintf(want, sizeof(want), "_kb%05d", k);
 		if (q.sym_start != progs[k].addr || strncmp(buf, "bpf_prog_", 9) ||
 		    strlen(buf) < 9 + strlen(want) || strcmp(buf + strlen(buf) - strlen(want), want) || strcmp(q.sym_owner, "bpf"))
-			wrong("query_by_addr_bpf", n, "wrong symbol for program %llu", k);
+			wrong("query_by_addr_bpf", n, "wrong symbol for program %d", k);
 	}
 	figure("query_by_addr_bpf", n, t / QUERIES, "us", QUERIES);
 }
@@ -149,7 +156,7 @@ static void bench_query_core(int fd, int n)
 		k = below(nr_core);
 		t0 = now_us();
 		if (kq_query(fd, &q, KALLSYMS_QUERY_BY_ADDR, core[k].addr, NULL, buf, sizeof(buf)))
-			wrong("query_by_addr_core", n, "errno %llu", errno);
+			wrong("query_by_addr_core", n, "errno %d", errno);
 		t += now_us() - t0;
 		if (q.sym_start != core[k].addr || q.sym_owner[0])
 			wrong("query_by_addr_core", n, "wrong symbol at %llx", core[k].addr);
@@ -160,10 +167,10 @@ static void bench_query_core(int fd, int n)
 		k = below(nr_core);
 		t0 = now_us();
 		if (kq_query(fd, &q, KALLSYMS_QUERY_BY_SYMBOL, 0, core[k].name, NULL, 0))
-			wrong("query_by_symbol", n, "errno %llu", errno);
+			wrong("query_by_symbol", n, "errno %d", errno);
 		t += now_us() - t0;
 		if (q.sym_addr != core[k].addr)
-			wrong("query_by_symbol", n, "wrong address for core symbol %llu", k);
+			wrong("query_by_symbol", n, "wrong address for core symbol %d", k);
 	}
 	figure("query_by_symbol", n, t / QUERIES, "us", QUERIES);
 }
@@ -196,7 +203,7 @@ static void sample_core(int fd)
 	if (f)
 		fclose(f);
 	if (nr_core < CORE_SAMPLE / 4)
-		wrong("query_by_addr_core", 0, "only %llu usable core symbols", nr_core);
+		wrong("query_by_addr_core", 0, "only %d usable core symbols", nr_core);
 }
 
 static void load_to(int n)
@@ -226,7 +233,7 @@ static void bench_load_unload(int n)
 	for (i = 0; i < LOAD_PAIRS; i++) {
 		fd = load_tiny_prog("kb_churn");
 		if (fd < 0)
-			wrong("prog_load_unload", n, "load failed, errno %llu", errno);
+			wrong("prog_load_unload", n, "load failed, errno %d", errno);
 		close(fd);
 	}
 	figure("prog_load_unload", n, (now_us() - t0) / LOAD_PAIRS, "us", LOAD_PAIRS);
