@@ -115,6 +115,10 @@ def main():
             continue
         path, args = args[0], args[1:]
         print('== %s (%s registry)' % (path, variant or '?'))
+        if not os.path.exists(path):
+            print('  PROBLEM no guest log: the build or the boot before it failed (see above)')
+            total[1] += 1
+            continue
         for k, v in enumerate(scan(path, variant, corpus)):
             total[k] += v
     if corpus_path and corpus:
