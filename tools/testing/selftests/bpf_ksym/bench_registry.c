@@ -88,19 +88,28 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One full read, 64 KiB at a time as cat does; returns ms, counts [bpf] lines. */
+/*
+ * One full read, 64 KiB at a time as cat does; returns ms, counts [bpf] lines.
+ * A read may end inside a line: the last 5 bytes of each are kept in front of
+ * the next, so a "[bpf]\n" across two reads is counted once.
+ */
 static double read_all(long *bpf_lines)
 {
-	static char buf[1 << 16];
+	static char buf[5 + (1 << 16)];
 	int fd = open("/proc/kallsyms", O_RDONLY);
 	double t0 = now_us();
 	ssize_t r, i;
 
+	if (fd < 0)
+		wrong("kallsyms_read", 0, "open /proc/kallsyms: %s", strerror(errno));
 	*bpf_lines = 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 5; i < r; i++)
+	memset(buf, 0, 5);
+	while ((r = read(fd, buf + 5, sizeof(buf) - 5)) > 0) {
+		for (i = 5; i < 5 + r; i++)
 			if (buf[i] == '\n' && !memcmp(buf + i - 5, "[bpf]", 5))
 				(*bpf_lines)++;
+		memmove(buf, buf + r, 5);
+	}
 	close(fd);
 	return (now_us() - t0) / 1e3;
 }

@@ -56,8 +56,8 @@ enum { BUF_PLAIN, BUF_SHORT, BUF_ZERO, BUF_RDONLY, BUF_UNMAPPED, BUF_STRADDLE, B
        BUF_KERNEL, BUF_N };
 enum { ADDR_CORE, ADDR_BPF, ADDR_BPF_END, ADDR_ZERO, ADDR_MAX, ADDR_RANDOM, ADDR_N };
 
-static const int documented[] = { 0, EPERM, EINVAL, E2BIG, EFAULT, ENAMETOOLONG, ENOENT,
-				   EADDRNOTAVAIL };
+/* Not EPERM: the fuzzer runs as root, to whom addresses are visible. */
+static const int documented[] = { 0, EINVAL, E2BIG, EFAULT, ENAMETOOLONG, ENOENT, EADDRNOTAVAIL };
 
 /*
  * Memory the decoder places things in, one page each:
@@ -188,6 +188,17 @@ static uint64_t pick_addr(int kind, uint64_t r)
 	}
 }
 
+/* Bytes the kernel must not write: the rest of NAMES, the page of output buffers. */
+#define CANARY 0xa5
+
+static bool untouched(const char *p, size_t n)
+{
+	while (n--)
+		if ((unsigned char)*p++ != CANARY)
+			return false;
+	return true;
+}
+
 struct outcome {
 	int err;
 	int wrong;	/* 1 if the answer breaks the documented contract */
@@ -204,9 +215,11 @@ static struct outcome run_case(const struct fuzz_case *cin)
 	uint32_t size = c.size, namesz = c.name_size;
 	int where = c.where % WHERE_N, i;
 	unsigned long arg;
-	size_t room;
+	size_t room, span;
+	unsigned char before[sizeof(q) + 256];
 
-	memset(AT(STRUCT_RW), 0, 2 * PAGE);	/* and NAMES */
+	memset(AT(STRUCT_RW), 0, PAGE);
+	memset(AT(NAMES), CANARY, PAGE);	/* what the kernel may not write stays CANARY */
 	mprotect(AT(STRUCT_RO), PAGE, PROT_READ | PROT_WRITE);
 	memset(AT(STRUCT_RO), 0, PAGE);
 	q.size = size;
@@ -234,6 +247,8 @@ static struct outcome run_case(const struct fuzz_case *cin)
 	if (room > sizeof(q))
 		memset(p + sizeof(q), c.extra, room - sizeof(q) < 256 ? room - sizeof(q) : 256);
 	mprotect(AT(STRUCT_RO), PAGE, PROT_READ);
+	span = room < sizeof(before) ? room : sizeof(before);
+	memcpy(before, p, span);
 	arg = where == WHERE_UNMAPPED ? (unsigned long)AT(GAP_A) :
 	      where == WHERE_NULL ? 0 : where == WHERE_KERNEL ? core_addr : (unsigned long)uq;
 	o.err = ioctl(kfd, KALLSYMS_QUERY, arg) ? errno : 0;
@@ -255,6 +270,12 @@ static struct outcome run_case(const struct fuzz_case *cin)
 		return o;
 	}
 	memcpy(&q, uq, sizeof(q));
+	for (i = size; i < (int)span; i++)
+		if (p[i] != before[i]) {
+			o.wrong = 1;
+			o.why = "a success wrote past the struct's size";
+			return o;
+		}
 	if (size < KALLSYMS_QUERY_SIZE_VER0) {
 		o.wrong = 1;
 		o.why = "success with a size under 40";
@@ -265,8 +286,13 @@ static struct outcome run_case(const struct fuzz_case *cin)
 		}
 	} else if (q.query_flags == KALLSYMS_QUERY_BY_ADDR) {
 		const char *name = (const char *)(uintptr_t)q.sym_name_addr;
+		int kind = c.buf_kind % BUF_N;
 
-		if (!q.sym_name_size || q.sym_name_size > namesz ||
+		if (kind != BUF_PLAIN && kind != BUF_SHORT && kind != BUF_STRADDLE) {
+			/* Before touching @name: it may be unmapped or the kernel's. */
+			o.wrong = 1;
+			o.why = "BY_ADDR success with an unusable output buffer";
+		} else if (!q.sym_name_size || q.sym_name_size > namesz ||
 		    strnlen(name, q.sym_name_size) != q.sym_name_size - 1) {
 			o.wrong = 1;
 			o.why = "BY_ADDR name not NUL-terminated at sym_name_size - 1";
@@ -274,6 +300,10 @@ static struct outcome run_case(const struct fuzz_case *cin)
 			   (q.sym_start > q.sym_addr || q.sym_addr > q.sym_start + q.sym_size)) {
 			o.wrong = 1;
 			o.why = "BY_ADDR range does not hold the address";
+		} else if (kind != BUF_STRADDLE &&
+			   !untouched(name + q.sym_name_size, namesz - q.sym_name_size + 64)) {
+			o.wrong = 1;
+			o.why = "BY_ADDR wrote past the name it returned";
 		}
 	} else {
 		o.wrong = 1;

@@ -27,11 +27,8 @@ static int kq(int fd, struct kallsyms_query *q, __u64 size)
 
 static int by_name(int fd, const char *name, unsigned long long *addr)
 {
-	struct kallsyms_query q = {
-		.query_flags = KALLSYMS_QUERY_BY_SYMBOL,
-		.sym_name_addr = (unsigned long)name,
-	};
-	int err = kq(fd, &q, sizeof(q));
+	struct kallsyms_query q;
+	int err = kq_query(fd, &q, KALLSYMS_QUERY_BY_SYMBOL, 0, name, NULL, 0);
 
 	*addr = q.sym_addr;
 	return err;
@@ -40,13 +37,8 @@ static int by_name(int fd, const char *name, unsigned long long *addr)
 static int by_addr(int fd, unsigned long long addr, char *name, size_t size,
 		   struct kallsyms_query *out)
 {
-	struct kallsyms_query q = {
-		.query_flags = KALLSYMS_QUERY_BY_ADDR,
-		.sym_addr = addr,
-		.sym_name_addr = (unsigned long)name,
-		.sym_name_size = size,
-	};
-	int err = kq(fd, &q, sizeof(q));
+	struct kallsyms_query q;
+	int err = kq_query(fd, &q, KALLSYMS_QUERY_BY_ADDR, addr, NULL, name, size);
 
 	if (out)
 		*out = q;
@@ -81,6 +73,8 @@ TEST(owner_of_a_reused_struct_is_written_whole)
 	char name[512];
 	int fd = kq_fd(), prog = load_tiny_prog("kq_owner");
 	struct prog_syms ps;
+	/* All 56 bytes: ASSERT_STREQ would stop at the first NUL. */
+	char none[sizeof(q.sym_owner)] = "", bpf[sizeof(q.sym_owner)] = "bpf";
 
 	ASSERT_LE(0, prog);
 	ASSERT_EQ(0, prog_syms(prog, &ps));
@@ -91,12 +85,12 @@ TEST(owner_of_a_reused_struct_is_written_whole)
 	memset(q.sym_owner, 'x', sizeof(q.sym_owner) - 1);	/* "nf_conntrack" and longer */
 	q.sym_addr = addr;
 	ASSERT_EQ(0, kq(fd, &q, sizeof(q)));
-	ASSERT_STREQ("", q.sym_owner);
+	ASSERT_EQ(0, memcmp(none, q.sym_owner, sizeof(none)));
 	memset(q.sym_owner, 'x', sizeof(q.sym_owner) - 1);
 	q.sym_addr = ps.addr[0];
 	q.sym_name_size = sizeof(name);
 	ASSERT_EQ(0, kq(fd, &q, sizeof(q)));
-	ASSERT_STREQ("bpf", q.sym_owner);
+	ASSERT_EQ(0, memcmp(bpf, q.sym_owner, sizeof(bpf)));
 	close(prog);
 	close(fd);
 }

@@ -201,7 +201,7 @@ TEST(listing_during_churn_has_no_duplicate_and_misses_no_live_symbol)
 {
 	static struct bpf_line lines[4 * FIFO];
 	static struct churn c;
-	int read_no, n, i, missed = 0, whole = 0, dups = 0;
+	int read_no, n, i, missed = 0, whole = 0, dups = 0, disorder = 0;
 	pthread_t t;
 
 	raise_nofile();
@@ -217,6 +217,11 @@ TEST(listing_during_churn_has_no_duplicate_and_misses_no_live_symbol)
 		n = read_bpf_lines("kc", 300 + 41 * read_no, lines, 4 * FIFO);
 		end = __atomic_load_n(&c.ops, __ATOMIC_SEQ_CST);
 		ASSERT_LE(0, n);
+		/* Insertion order: one thread loads kc000000, kc000001, ... in turn. */
+		for (i = 1; i < n; i++)
+			if (strcmp(lines[i - 1].name, lines[i].name) > 0 && !disorder++)
+				TH_LOG("read %d listed %s before %s", read_no, lines[i - 1].name,
+				       lines[i].name);
 		qsort(lines, n, sizeof(lines[0]), by_name);
 		for (i = 1; i < n; i++)
 			if (!strcmp(lines[i - 1].name, lines[i].name)) {
@@ -246,7 +251,8 @@ TEST(listing_during_churn_has_no_duplicate_and_misses_no_live_symbol)
 	c.stop = 1;
 	pthread_join(t, NULL);
 	TH_LOG("%d reads while %d programs were loaded and unloaded: %d checked as loaded for a "
-	       "whole read, %d missed, %d listed twice", READS, c.next, whole, missed, dups);
+	       "whole read, %d missed, %d listed twice, %d out of load order", READS, c.next, whole,
+	       missed, dups, disorder);
 	ASSERT_LT(FIFO + 200, c.next) TH_LOG("too little churn to mean anything");
 	ASSERT_LT(1000, whole);
 	if (!have_cursor_walk() && (missed || dups))
@@ -254,6 +260,7 @@ TEST(listing_during_churn_has_no_duplicate_and_misses_no_live_symbol)
 		     missed, dups);
 	ASSERT_EQ(0, dups);
 	ASSERT_EQ(0, missed);
+	ASSERT_EQ(0, disorder);
 	/* Nothing of ours is left once everything is unloaded. */
 	ASSERT_EQ(0, wait_no_bpf_lines("kc"));
 }

@@ -184,22 +184,6 @@ TEST(perf_record_shows_ksymbol_event_of_program_loaded_meanwhile)
 }
 
 /* Read a whole file into a malloc'd, NUL-terminated buffer. */
-static char *slurp_fd(int fd)
-{
-	size_t cap = 1 << 20, len = 0;
-	char *buf = malloc(cap);
-	ssize_t r;
-
-	while (buf && (r = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += r;
-		if (cap - len < 4096)
-			buf = realloc(buf, cap *= 2);
-	}
-	if (buf)
-		buf[len] = 0;
-	return buf;
-}
-
 TEST(iter_ksym_matches_proc_kallsyms_line_by_line)
 {
 	struct bpf_object *o = open_obj("ksym_kinds.bpf.o");
@@ -227,31 +211,31 @@ TEST(iter_ksym_matches_proc_kallsyms_line_by_line)
 	a = strtok_r(iter_out, "\n", &sa);
 	b = strtok_r(text, "\n", &sb);
 	for (; a && b; a = strtok_r(NULL, "\n", &sa)) {
-		char kind[16], type, name[512], mod[64], want[700];
-		unsigned long long addr;
+		struct iter_line l;
+		char want[700];
 
 		/* /proc/kallsyms skips nameless symbols; the iterator shows them. */
-		if (sscanf(a, "%15s %llx %c %511s %63s", kind, &addr, &type, name, mod) != 5)
+		if (!parse_iter_line(a, &l))
 			continue;
-		if (!strcmp(mod, "-"))
-			snprintf(want, sizeof(want), "%016llx %c %s", addr, type, name);
+		if (!strcmp(l.mod, "-"))
+			snprintf(want, sizeof(want), "%016llx %c %s", l.addr, l.type, l.name);
 		else
-			snprintf(want, sizeof(want), "%016llx %c %s\t[%s]", addr, type, name, mod);
+			snprintf(want, sizeof(want), "%016llx %c %s\t[%s]", l.addr, l.type, l.name,
+				 l.mod);
 		ASSERT_STREQ(want, b) TH_LOG("line %d differs", lines + 1);
-		ASSERT_EQ(!strcmp(kind, "bpf"), !strcmp(mod, "bpf"));
-		if (!strcmp(kind, "bpf")) {
+		ASSERT_EQ(!strcmp(l.kind, "bpf"), !strcmp(l.mod, "bpf"));
+		if (!strcmp(l.kind, "bpf")) {
 			bpf_lines++;
-			ASSERT_NE(0, addr);
+			ASSERT_NE(0, l.addr);
 		}
 		lines++;
 		b = strtok_r(NULL, "\n", &sb);
 	}
 	/* Whatever the iterator has left must be nameless symbols. */
 	for (; a; a = strtok_r(NULL, "\n", &sa)) {
-		char kind[16], type, name[512], mod[64];
-		unsigned long long addr;
+		struct iter_line l;
 
-		ASSERT_NE(5, sscanf(a, "%15s %llx %c %511s %63s", kind, &addr, &type, name, mod))
+		ASSERT_FALSE(parse_iter_line(a, &l))
 			TH_LOG("iter/ksym has more lines than /proc/kallsyms: '%s'", a);
 	}
 	ASSERT_EQ(NULL, b) TH_LOG("/proc/kallsyms has more lines than iter/ksym: '%s'", b);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,43 @@ static inline int next_kline(FILE *f, struct kline *k)
 		return 1;
 	}
 	return 0;
+}
+
+/* One line of the iter/ksym dump (ksym_kinds.bpf.c): "<kind> <addr> <t> <name> <mod>". */
+struct iter_line {
+	char kind[16];	/* "core", "module", "bpf", ... */
+	unsigned long long addr;
+	char type;
+	char name[512];
+	char mod[64];	/* "-" for core symbols */
+};
+
+/* Parse @line into @l; false for a line without all five fields (a nameless symbol). */
+static inline bool parse_iter_line(const char *line, struct iter_line *l)
+{
+	return sscanf(line, "%15s %llx %c %511s %63s", l->kind, &l->addr, &l->type, l->name,
+		      l->mod) == 5;
+}
+
+/* All of @fd up to EOF, NUL-terminated, in a malloc()ed buffer; NULL if out of memory. */
+static inline char *slurp_fd(int fd)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap), *bigger;
+	ssize_t r;
+
+	while (buf && (r = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += r;
+		if (cap - len < 4096) {
+			bigger = realloc(buf, cap *= 2);
+			if (!bigger)
+				free(buf);
+			buf = bigger;
+		}
+	}
+	if (buf)
+		buf[len] = 0;
+	return buf;
 }
 
 /*

@@ -37,7 +37,9 @@ static const char *const known_names[] = {
 	"ksym_fentry_idle", "ksym_xdp", "ksym_dump", NULL
 };
 
-static atomic_long ops, checked, wrong;
+/* Answers checked, per kind of reader: each must have run. */
+enum { BY_TEXT, BY_QUERY, BY_ITER, READERS };
+static atomic_long ops, wrong, checked[READERS];
 static atomic_bool stop;
 static _Atomic unsigned long long addrs[ADDRS];	/* recent BPF addresses, maybe stale */
 static atomic_uint addr_next;
@@ -158,7 +160,7 @@ static void check_text_line(char *line)
 		*mod++ = 0;
 	if (mod && !strcmp(mod, "[bpf]") && !valid_bpf_name(sym))
 		BAD("/proc/kallsyms names a BPF symbol that never existed: '%s'", sym);
-	atomic_fetch_add(&checked, 1);
+	atomic_fetch_add(&checked[BY_TEXT], 1);
 }
 
 static void *read_text(void *arg)
@@ -168,6 +170,10 @@ static void *read_text(void *arg)
 	while (!atomic_load(&stop)) {
 		FILE *f = fopen("/proc/kallsyms", "r");
 
+		if (!f) {
+			BAD("open /proc/kallsyms: %s", strerror(errno));
+			break;
+		}
 		/* A small buffer: many read() boundaries in the BPF section. */
 		setvbuf(f, NULL, _IOFBF, 512);
 		while (fgets(line, sizeof(line), f))
@@ -185,6 +191,10 @@ static void *read_query(void *arg)
 	char buf[512];
 	int r;
 
+	if (fd < 0) {
+		BAD("open /proc/kallsyms: %s", strerror(errno));
+		return NULL;
+	}
 	while (!atomic_load(&stop)) {
 		unsigned long long a = atomic_load(&addrs[rand() % ADDRS]);
 
@@ -196,7 +206,7 @@ static void *read_query(void *arg)
 				    q.sym_start, q.sym_size);
 			else if (r && r != -ENOENT)
 				BAD("BY_ADDR %llx: %s", a, strerror(-r));
-			atomic_fetch_add(&checked, 1);
+			atomic_fetch_add(&checked[BY_QUERY], 1);
 		}
 		r = kq_query(fd, &q, KALLSYMS_QUERY_BY_ADDR, core_addr + 1, NULL, buf, sizeof(buf));
 		if (r || strcmp(buf, CORE_SYM) || q.sym_start != core_addr)
@@ -204,7 +214,7 @@ static void *read_query(void *arg)
 		r = kq_query(fd, &q, KALLSYMS_QUERY_BY_SYMBOL, 0, CORE_SYM, NULL, 0);
 		if (r || q.sym_addr != core_addr)
 			BAD("BY_SYMBOL %s gave %d %llx", CORE_SYM, r, q.sym_addr);
-		atomic_fetch_add(&checked, 2);
+		atomic_fetch_add(&checked[BY_QUERY], 2);
 		atomic_fetch_add(&ops, 3);
 	}
 	close(fd);
@@ -214,34 +224,33 @@ static void *read_query(void *arg)
 static void *read_iter(void *arg)
 {
 	struct bpf_link *link = arg;
-	char *buf = malloc(1 << 24), *line, *save;
+	char *buf, *line, *save;
 
-	while (buf && !atomic_load(&stop)) {
+	while (!atomic_load(&stop)) {
 		int fd = bpf_iter_create(bpf_link__fd(link));
-		size_t len = 0;
-		ssize_t r;
 
 		if (fd < 0) {
 			BAD("bpf_iter_create: %s", strerror(errno));
 			break;
 		}
-		while ((r = read(fd, buf + len, (1 << 24) - 1 - len)) > 0)
-			len += r;
+		buf = slurp_fd(fd);
 		close(fd);
-		buf[len] = 0;
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			char kind[16], type, name[512], mod[64];
-			unsigned long long addr;
-
-			if (sscanf(line, "%15s %llx %c %511s %63s", kind, &addr, &type, name, mod) != 5)
-				BAD("unparsable iter/ksym line '%.80s'", line);
-			else if (!strcmp(kind, "bpf") && !valid_bpf_name(name))
-				BAD("iter/ksym names a BPF symbol that never existed: '%s'", name);
-			atomic_fetch_add(&checked, 1);
+		if (!buf) {
+			BAD("out of memory for an iter/ksym dump");
+			break;
 		}
+		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			struct iter_line l;
+
+			if (!parse_iter_line(line, &l))
+				BAD("unparsable iter/ksym line '%.80s'", line);
+			else if (!strcmp(l.kind, "bpf") && !valid_bpf_name(l.name))
+				BAD("iter/ksym names a BPF symbol that never existed: '%s'", l.name);
+			atomic_fetch_add(&checked[BY_ITER], 1);
+		}
+		free(buf);
 		atomic_fetch_add(&ops, 1);
 	}
-	free(buf);
 	return NULL;
 }
 
@@ -259,16 +268,16 @@ static void *run_caller(void *arg)
 	return NULL;
 }
 
-/* BPF lines in /proc/kallsyms; names the first in @first if it is not NULL. */
-static int bpf_lines(char *first)
+/* Counts the [bpf] lines; @last gets the newest one's name (the list is in load order). */
+static int bpf_lines(char *last)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	struct kline k;
 	int n = 0;
 
 	while (f && next_kline(f, &k))
-		if (!strcmp(k.mod, "[bpf]") && !n++ && first)
-			strcpy(first, k.sym);
+		if (!strcmp(k.mod, "[bpf]") && ++n && last)
+			strcpy(last, k.sym);
 	if (f)
 		fclose(f);
 	return n;
@@ -283,7 +292,8 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 {
 	const char *env = getenv("STRESS_SECONDS");
 	int seconds = env ? atoi(env) : 15, i, status, frames = 0, unknown = 0, baseline, left;
-	char first[512] = "", base_first[512] = "";
+	char last[512] = "", base_last[512] = "";
+	long total;
 	pthread_t t[6];
 	struct bpf_object *iter_obj, *caller_obj;
 	struct bpf_link *iter_link;
@@ -297,9 +307,11 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	 * Earlier tests' programs are being freed; what stays (the XDP
 	 * dispatcher's image, once used) is the baseline to come back to.
 	 */
-	for (i = 0; i < 100 && bpf_lines(NULL) > 1; i++)
+	for (i = 0; i < 200 && bpf_lines(NULL) > 1; i++)
 		usleep(50000);
-	baseline = bpf_lines(base_first);
+	baseline = bpf_lines(base_last);
+	ASSERT_GE(1, baseline) TH_LOG("%d BPF symbols 10 s after the earlier tests (newest: %s)",
+				      baseline, base_last);
 	ASSERT_EQ(0, kq_query(kfd, &q, KALLSYMS_QUERY_BY_SYMBOL, 0, CORE_SYM, NULL, 0));
 	core_addr = q.sym_addr;
 	iter_obj = open_obj("ksym_kinds.bpf.o");
@@ -331,7 +343,8 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	atomic_store(&stop, true);
 	for (i = 0; i < 6; i++)
 		pthread_join(t[i], NULL);
-	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("perf record failed");
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("perf record failed (status %#x)", status);
 
 	/* perf's call chains, resolved through /proc/kallsyms while the program was loaded. */
 	f = popen("perf script -i /tmp/stress.perf --kallsyms=/proc/kallsyms -F ip,sym 2>/dev/null",
@@ -351,22 +364,28 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 			TH_LOG("perf names an unknown BPF program: '%s'", line);
 	}
 	pclose(f);
+	unlink("/tmp/stress.perf");
 
 	bpf_link__destroy(iter_link);
 	bpf_object__close(iter_obj);
 	bpf_object__close(caller_obj);
 	for (i = 0; i < 200 && bpf_lines(NULL) > baseline; i++)
 		usleep(50000);
-	left = bpf_lines(first) - baseline;
+	left = bpf_lines(last) - baseline;
+	total = atomic_load(&checked[BY_TEXT]) + atomic_load(&checked[BY_QUERY]) +
+		atomic_load(&checked[BY_ITER]);
 	printf("# STRESS ops=%ld checked=%ld wrong=%ld perf_frames=%d seconds=%d bpf_lines_before=%d%s%s\n",
-	       atomic_load(&ops), atomic_load(&checked), atomic_load(&wrong), frames, seconds,
-	       baseline, baseline ? " " : "", base_first);
+	       atomic_load(&ops), total, atomic_load(&wrong), frames, seconds,
+	       baseline, baseline ? " " : "", base_last);
 	EXPECT_EQ(0, atomic_load(&wrong));
-	EXPECT_LT(1000, atomic_load(&checked)) TH_LOG("the readers hardly ran");
+	EXPECT_LT(1000, total) TH_LOG("the readers hardly ran");
+	EXPECT_LT(0, atomic_load(&checked[BY_TEXT])) TH_LOG("no /proc/kallsyms line was read");
+	EXPECT_LT(0, atomic_load(&checked[BY_QUERY])) TH_LOG("no KALLSYMS_QUERY was made");
+	EXPECT_LT(0, atomic_load(&checked[BY_ITER])) TH_LOG("no iter/ksym line was read");
 	EXPECT_LT(0, frames) TH_LOG("no perf sample named bpf_prog_<tag>_ksym_caller");
 	EXPECT_EQ(0, unknown) TH_LOG("perf named BPF programs that never existed");
 	EXPECT_EQ(0, left) TH_LOG("%d BPF symbols more than before, after everything was closed"
-				  " (first: %s)", left, first);
+				  " (newest: %s)", left, last);
 	close(kfd);
 }
 
