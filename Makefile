@@ -16,6 +16,9 @@
 
 BPF_KSYM ?= rust
 export BPF_KSYM
+# The build directory and guest logs of a kernel: build/kernel-$(FLAVOR),
+# build/guest-$(FLAVOR)-<mode>.log (scripts/lib.sh spells it the same way).
+FLAVOR := $(BPF_KSYM)$(if $(EXTRA_CONFIG),-$(EXTRA_CONFIG))
 FUZZ_INPUTS ?= 1000000
 FUZZ_SEED ?= 1
 S := scripts
@@ -42,12 +45,12 @@ build: kernel initramfs
 
 run: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh run'
-	@sed -n '/== loading two BPF/,/=== DEMO END/p' build/guest-$(BPF_KSYM)-run.log | tr -d '\r'
-	@python3 $(S)/results.py build/guest-$(BPF_KSYM)-run.log | tail -n 1
+	@sed -n '/== loading two BPF/,/=== DEMO END/p' build/guest-$(FLAVOR)-run.log | tr -d '\r'
+	@python3 $(S)/results.py build/guest-$(FLAVOR)-run.log | tail -n 1
 
 test: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh test'
-	@python3 $(S)/results.py --variant $(BPF_KSYM) build/guest-$(BPF_KSYM)-test.log
+	@python3 $(S)/results.py --variant $(BPF_KSYM) build/guest-$(FLAVOR)-test.log
 
 test-all:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
@@ -75,7 +78,7 @@ fuzz: build
 	@bash -c '. $(S)/lib.sh; GUEST_TIMEOUT=3000 GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
 		timed boot bash $(S)/boot.sh fuzz'
 	@python3 $(S)/results.py --corpus build/fuzz/kallsyms_query.corpus \
-		--variant $(BPF_KSYM) build/guest-$(BPF_KSYM)-fuzz.log
+		--variant $(BPF_KSYM) build/guest-$(FLAVOR)-fuzz.log
 
 # Rust against C: in-kernel lookups and add/del, full /proc/kallsyms reads,
 # KALLSYMS_QUERY, program load+unload, at N = 1 .. 30,000 BPF symbols, in
@@ -85,7 +88,6 @@ fuzz: build
 bench:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
 	@$(MAKE) --no-print-directory build BPF_KSYM=c
-	@bash -c '. $(S)/lib.sh; step "benchmark: 12 boots, about 25 min"'
 	@python3 $(S)/bench.py
 
 # KALLSYMS_QUERY against parsing the text, as symbolizers do; writes build/bench/query.json.
