@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-#include <linux/filter.h>
+#include <linux/bpf.h>
 
-__rust_helper bool rust_helper_bpf_jit_kallsyms_enabled(void)
+#ifndef CONFIG_BPF_SYSCALL
+/* A function with CONFIG_BPF_SYSCALL, an inline stub without it. */
+__rust_helper bool rust_helper_bpf_token_capable(const struct bpf_token *token,
+						 int cap)
 {
-	return bpf_jit_kallsyms_enabled();
+	return bpf_token_capable(token, cap);
 }
-
-__rust_helper bool rust_helper_bpf_prog_was_classic(const struct bpf_prog *prog)
-{
-	return bpf_prog_was_classic(prog);
-}
+#endif
