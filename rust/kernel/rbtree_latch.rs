@@ -16,30 +16,100 @@
 //! allocates, and items are reached from C and Rust alike. The layout is exactly C's, so a
 //! [`LatchTree`] can sit where a `struct latch_tree_root` was.
 
-use crate::{bindings, sync::rcu, types::Opaque};
-use core::{cmp::Ordering, marker::PhantomData, ptr};
+use crate::{
+    bindings,
+    sync::rcu,
+    types::Opaque, //
+};
+use core::{
+    cmp::Ordering,
+    marker::PhantomData,
+    ptr, //
+};
 
-/// An item that can be linked into a [`LatchTree`].
+/// An item with an embedded `struct latch_tree_node`, the two `rb_node`s that link it into the
+/// two copies of a [`LatchTree`].
+///
+/// Use [`impl_has_latch_tree_node!`] to implement it for a field of type
+/// `Opaque<bindings::latch_tree_node>`; implement it by hand only when the node sits inside a
+/// larger C struct, as in an `Opaque<bindings::bpf_ksym>`.
 ///
 /// # Safety
 ///
-/// - [`LatchTreeItem::node`] must return a pointer to a `struct latch_tree_node` embedded in the
-///   item, the same one every time, and [`LatchTreeItem::from_node`] must be its inverse.
-/// - [`LatchTreeItem::less`] and [`LatchTreeItem::compare`] must agree: `item.compare(key of a)`
-///   is [`Ordering::Less`] exactly when `a.less(item)`.
-pub unsafe trait LatchTreeItem {
-    /// What lookups search by, e.g. an address.
-    type Key: ?Sized;
-
-    /// Returns the embedded node of the item at `this`, without dereferencing it.
-    fn node(this: *const Self) -> *mut bindings::latch_tree_node;
+/// - [`HasLatchTreeNode::raw_get_node`] returns a pointer to a `struct latch_tree_node` embedded
+///   in the item at `this`, the same one every time. The node is inside an [`Opaque`] (its own,
+///   or one around a C struct that holds it): the tree writes it while shared references to the
+///   item exist.
+/// - [`HasLatchTreeNode::from_node`] is its inverse.
+pub unsafe trait HasLatchTreeNode {
+    /// Returns the embedded node of the item at `this`, without reading or writing anything.
+    ///
+    /// # Safety
+    ///
+    /// `this` points to a valid `Self`.
+    unsafe fn raw_get_node(this: *const Self) -> *mut bindings::latch_tree_node;
 
     /// Returns the item that embeds `node`.
     ///
     /// # Safety
     ///
-    /// `node` must point to the node embedded in a `Self`, as returned by [`Self::node`].
+    /// `node` points to the node embedded in a valid `Self`, as returned by
+    /// [`HasLatchTreeNode::raw_get_node`].
     unsafe fn from_node(node: *const bindings::latch_tree_node) -> *const Self;
+}
+
+/// Implements [`HasLatchTreeNode`] for a struct whose `Opaque<bindings::latch_tree_node>` field
+/// links it into a [`LatchTree`].
+///
+/// The field's type is checked: the implementation does not compile for any other type.
+///
+/// ```
+/// use kernel::{bindings, rbtree_latch::impl_has_latch_tree_node, types::Opaque};
+///
+/// struct Span {
+///     start: usize,
+///     node: Opaque<bindings::latch_tree_node>,
+/// }
+///
+/// impl_has_latch_tree_node! {
+///     impl HasLatchTreeNode for Span { self.node }
+/// }
+/// ```
+#[macro_export]
+macro_rules! impl_has_latch_tree_node {
+    ($(impl$({$($generics:tt)*})? HasLatchTreeNode for $self:ty { self.$field:ident })*) => {$(
+        // SAFETY: `raw_get_node` returns the address of the field `$field`, whose type is
+        // `Opaque<latch_tree_node>` (the `let` below does not compile otherwise), and `from_node`
+        // steps back from that field to its struct.
+        unsafe impl$(<$($generics)*>)? $crate::rbtree_latch::HasLatchTreeNode for $self {
+            #[inline]
+            unsafe fn raw_get_node(this: *const Self) -> *mut $crate::bindings::latch_tree_node {
+                // SAFETY: The caller promises that `this` points to a valid `Self`; only the
+                // field's address is computed.
+                let field: *const $crate::types::Opaque<$crate::bindings::latch_tree_node> =
+                    unsafe { &raw const (*this).$field };
+                $crate::types::Opaque::cast_into(field)
+            }
+
+            #[inline]
+            unsafe fn from_node(node: *const $crate::bindings::latch_tree_node) -> *const Self {
+                let field = $crate::types::Opaque::cast_from(node).cast_mut();
+                // SAFETY: The caller promises that `node` is the `$field` of a valid `Self`.
+                unsafe { $crate::container_of!(field, Self, $field) }.cast_const()
+            }
+        }
+    )*};
+}
+pub use impl_has_latch_tree_node;
+
+/// The order of the items of a [`LatchTree`], and how lookups match a key.
+///
+/// [`LatchTreeItem::less`] and [`LatchTreeItem::compare`] must agree: `item.compare(key of a)`
+/// is [`Ordering::Less`] exactly when `a.less(item)`. If they do not, lookups may miss items;
+/// memory safety does not depend on it.
+pub trait LatchTreeItem: HasLatchTreeNode {
+    /// What lookups search by, e.g. an address.
+    type Key: ?Sized;
 
     /// The order of items in the tree: whether `self` sorts before `other`.
     fn less(&self, other: &Self) -> bool;
@@ -52,19 +122,26 @@ pub unsafe trait LatchTreeItem {
 ///
 /// Readers call [`LatchTree::find`] under RCU from any context, NMI included. Writers
 /// ([`LatchTree::insert`], [`LatchTree::erase`]) must be serialized by the caller, usually with a
-/// lock, and must keep an erased item alive until an RCU grace period has passed.
+/// lock, and must keep an erased item alive, at the same address, until an RCU grace period has
+/// passed.
 ///
 /// # Invariants
 ///
 /// - `root` is a valid `struct latch_tree_root` whose two trees hold the same items.
-/// - Every item linked into the trees is a live `T`, linked through [`LatchTreeItem::node`], and
-///   stays live until it is erased and an RCU grace period has elapsed.
+/// - Every item linked into the trees is a live `T`, linked through
+///   [`HasLatchTreeNode::raw_get_node`], and stays live and in place until it is erased and an
+///   RCU grace period has elapsed.
 ///
 /// # Examples
 ///
 /// ```
 /// use core::cmp::Ordering;
-/// use kernel::{bindings, rbtree_latch::{LatchTree, LatchTreeItem}, sync::rcu, types::Opaque};
+/// use kernel::{
+///     bindings,
+///     rbtree_latch::{impl_has_latch_tree_node, LatchTree, LatchTreeItem},
+///     sync::rcu,
+///     types::Opaque, //
+/// };
 ///
 /// struct Range {
 ///     start: usize,
@@ -72,18 +149,12 @@ pub unsafe trait LatchTreeItem {
 ///     node: Opaque<bindings::latch_tree_node>,
 /// }
 ///
-/// // SAFETY: `node` and `from_node` are inverses over the `node` field; `less` orders by `start`
-/// // and `compare` finds the range that holds the key, consistent with it.
-/// unsafe impl LatchTreeItem for Range {
+/// impl_has_latch_tree_node! {
+///     impl HasLatchTreeNode for Range { self.node }
+/// }
+///
+/// impl LatchTreeItem for Range {
 ///     type Key = usize;
-///     fn node(this: *const Self) -> *mut bindings::latch_tree_node {
-///         // SAFETY: Only the field address is computed; nothing is read.
-///         unsafe { Opaque::cast_into(&raw const (*this).node) }
-///     }
-///     unsafe fn from_node(node: *const bindings::latch_tree_node) -> *const Self {
-///         // SAFETY: The caller promises `node` is the `node` field of a `Range`.
-///         unsafe { kernel::container_of!(Opaque::cast_from(node).cast_mut(), Self, node) }
-///     }
 ///     fn less(&self, other: &Self) -> bool {
 ///         self.start < other.start
 ///     }
@@ -100,16 +171,18 @@ pub unsafe trait LatchTreeItem {
 ///
 /// let tree = LatchTree::<Range>::new();
 /// let a = Range { start: 0x1000, end: 0x1100, node: Opaque::zeroed() };
-/// // SAFETY: Single writer; `a` outlives its membership (erased below before it is dropped).
+/// // SAFETY: Single writer; `a` is not moved, and outlives its membership (erased below before
+/// // it is dropped).
 /// unsafe { tree.insert(&a) };
 /// {
 ///     let guard = rcu::read_lock();
 ///     assert_eq!(tree.find(&0x1080, &guard).map(|r| r.start), Some(0x1000));
 ///     assert!(tree.find(&0x1100, &guard).is_none());
 /// }
-/// // SAFETY: Single writer, `a` is in the tree, and no reader can still see it after the
-/// // guard above was dropped on this, the only, thread.
+/// // SAFETY: Single writer and `a` is in the tree.
 /// unsafe { tree.erase(&a) };
+/// // No reader can still see `a`: the only one, above, ended on this thread.
+/// drop(a);
 /// ```
 pub struct LatchTree<T: LatchTreeItem> {
     root: Opaque<bindings::latch_tree_root>,
@@ -150,11 +223,13 @@ impl<T: LatchTreeItem> LatchTree<T> {
         unsafe { &raw mut (*self.root.get()).tree[idx] }
     }
 
-    /// Returns the `rb_node` of copy `idx` in the item at `item`.
+    /// Returns the `rb_node` of copy `idx` in `item`.
     #[inline]
-    fn rb_node(item: *const T, idx: usize) -> *mut bindings::rb_node {
-        // SAFETY: Only the field address is computed from the node `T::node` points at.
-        unsafe { &raw mut (*T::node(item)).node[idx] }
+    fn rb_node(item: &T, idx: usize) -> *mut bindings::rb_node {
+        // SAFETY: `item` is a reference, hence a valid `T`.
+        let node = unsafe { T::raw_get_node(item) };
+        // SAFETY: Only the field address is computed from the node `T::raw_get_node` points at.
+        unsafe { &raw mut (*node).node[idx] }
     }
 
     /// Returns the item whose copy-`idx` `rb_node` is `node`.
@@ -255,8 +330,8 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// # Safety
     ///
     /// - Calls to [`LatchTree::insert`] and [`LatchTree::erase`] are serialized.
-    /// - `item` is not in the tree, and stays live until it is erased and an RCU grace period
-    ///   has elapsed.
+    /// - `item` is not in the tree, and stays live and does not move until it is erased and an
+    ///   RCU grace period has elapsed: the trees link its embedded node by address.
     pub unsafe fn insert(&self, item: &T) {
         // SAFETY: `seq` is valid; the caller serializes writers.
         unsafe { bindings::write_seqcount_latch_begin(self.seq()) };
@@ -315,18 +390,14 @@ mod tests {
         }
     }
 
-    // SAFETY: `node`/`from_node` are inverses over the `node` field; `less` orders by start and
-    // `compare` matches the half-open range, consistently with it for disjoint spans.
-    unsafe impl LatchTreeItem for Span {
+    impl_has_latch_tree_node! {
+        impl HasLatchTreeNode for Span { self.node }
+    }
+
+    // `less` orders by start and `compare` matches the half-open range, consistently with it
+    // for disjoint spans.
+    impl LatchTreeItem for Span {
         type Key = usize;
-        fn node(this: *const Self) -> *mut bindings::latch_tree_node {
-            // SAFETY: Only the field address is computed.
-            unsafe { Opaque::cast_into(&raw const (*this).node) }
-        }
-        unsafe fn from_node(node: *const bindings::latch_tree_node) -> *const Self {
-            // SAFETY: The caller promises `node` is the `node` field of a `Span`.
-            unsafe { crate::container_of!(Opaque::cast_from(node).cast_mut(), Self, node) }
-        }
         fn less(&self, other: &Self) -> bool {
             self.start < other.start
         }
