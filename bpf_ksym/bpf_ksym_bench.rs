@@ -27,6 +27,7 @@ use kernel::{
         Instant,
         Monotonic, //
     },
+    types::Opaque, //
 };
 
 module! {
@@ -124,16 +125,19 @@ impl Rng {
 /// registered. Every element is registered, or unregistered with an empty `lnode` (so that
 /// `bpf_ksym_del` ignores it), except between its `del` and the `reset` that follows the next
 /// grace period.
+///
+/// The registry and readers on other CPUs use the C structs while they are registered, so they
+/// sit in `Opaque` and are reached only through raw pointers.
 struct Symbols {
-    syms: KVVec<bindings::bpf_ksym>,
+    syms: KVVec<Opaque<bindings::bpf_ksym>>,
 }
 
 impl Symbols {
     fn new(n: usize) -> Result<Self> {
         let mut syms = KVVec::with_capacity(n, GFP_KERNEL)?;
         for _ in 0..n {
-            // SAFETY: All zeroes is a valid `bpf_ksym`: integers, bytes, NULL links, `false`.
-            syms.push(unsafe { core::mem::zeroed() }, GFP_KERNEL)?;
+            // All zeroes is a valid `bpf_ksym`: integers, bytes, NULL links, `false`.
+            syms.push(Opaque::zeroed(), GFP_KERNEL)?;
         }
         let mut this = Self { syms };
         // INVARIANT: `syms` is full now and never pushed to again; `reset` initialises `lnode`.
@@ -144,9 +148,7 @@ impl Symbols {
     }
 
     fn ptr(&self, i: usize) -> *mut bindings::bpf_ksym {
-        assert!(i < self.syms.len());
-        // SAFETY: `i` is in bounds; the pointer is only used for registry calls and resets.
-        unsafe { self.syms.as_ptr().add(i).cast_mut() }
+        self.syms[i].get()
     }
 
     /// The address symbol `i` of this array would start at if it were resident.
@@ -159,15 +161,15 @@ impl Symbols {
     /// The caller makes sure the symbol is not registered and no reader still sees it.
     fn reset(&mut self, i: usize, start: usize, end: usize) {
         let p = self.ptr(i);
-        // SAFETY: `p` is in bounds and, per the caller, not visible to the registry or readers.
-        let ksym = unsafe { &mut *p };
-        ksym.start = start;
-        ksym.end = end;
-        for (d, &s) in ksym.name.iter_mut().zip(b"bpf_ksym_bench\0") {
-            *d = s as c_char;
+        const NAME: &[u8] = b"bpf_ksym_bench\0";
+        // SAFETY: `p` is valid and, per the caller, not visible to the registry or readers, so
+        // nothing else accesses it; the name and its NUL fit in `KSYM_NAME_LEN` bytes.
+        unsafe {
+            (*p).start = start;
+            (*p).end = end;
+            core::ptr::copy_nonoverlapping(NAME.as_ptr(), (&raw mut (*p).name).cast(), NAME.len());
+            bindings::INIT_LIST_HEAD(&raw mut (*p).lnode);
         }
-        // SAFETY: `lnode` is ours to initialise, as above.
-        unsafe { bindings::INIT_LIST_HEAD(&mut ksym.lnode) };
     }
 
     fn add(&self, i: usize) {

@@ -6,7 +6,13 @@
 //! included: they take only the RCU read lock. Writers (`bpf_ksym_add`, `bpf_ksym_del`, ...)
 //! run in process or softirq context.
 
-use crate::{fineibt, kallsyms_walk, ksym::Ksym, prog_name, registry};
+use crate::{
+    fineibt,
+    kallsyms_walk,
+    ksym::Ksym,
+    prog_name,
+    registry, //
+};
 use kernel::{
     bindings,
     ffi::{c_char, c_int, c_uint, c_ulong},
@@ -64,34 +70,45 @@ unsafe fn kallsyms_candidate(fp: *mut bindings::bpf_prog) -> bool {
 
 /// Registers a program (or subprogram) under `bpf_prog_<tag>[_<name>]`.
 ///
+/// The program may already have an id (`bpf_prog_alloc_id()` runs first), so other CPUs may
+/// take references to it and write its `aux` meanwhile: everything here goes through raw places
+/// of single fields, never a reference to the whole `bpf_prog` or `bpf_prog_aux`.
+///
 /// # Safety
 ///
-/// `fp` is a valid program that stays valid until [`bpf_prog_kallsyms_del`] and a grace period.
+/// `fp` is a valid program that stays valid until [`bpf_prog_kallsyms_del`] and a grace period;
+/// its `aux->ksym` (and `aux->ksym_prefix`) are not registered, and their `lnode`s were
+/// initialised.
 #[export]
 pub unsafe extern "C" fn bpf_prog_kallsyms_add(fp: *mut bindings::bpf_prog) {
-    // SAFETY: `fp` and its `aux` are valid, per the safety requirements.
-    let (prog, aux) = unsafe { (&*fp, &mut *(*fp).aux) };
-    // SAFETY: As above.
+    // SAFETY: `fp` is valid, per the safety requirements.
     if !unsafe { kallsyms_candidate(fp) } {
         return;
     }
+    // SAFETY: `fp` and its `aux` are valid; `token` is set at load time and not changed after.
+    let aux = unsafe { (*fp).aux };
     // SAFETY: `token` is NULL or a valid token of the program.
-    if !unsafe { bindings::bpf_token_capable(aux.token, bindings::CAP_BPF as c_int) } {
+    if !unsafe { bindings::bpf_token_capable((*aux).token, bindings::CAP_BPF as c_int) } {
         return;
     }
-    // `bpf_func` is the JIT image, as for every candidate.
-    let start = prog.bpf_func.map_or(0, |f| f as usize);
-    aux.ksym.start = start;
-    aux.ksym.end = start + prog.jited_len as usize;
-    // SAFETY: `tag` is the active member of its union once the program is loaded.
-    let tag = unsafe { &prog.__bindgen_anon_1.tag };
-    // SAFETY: The program is valid and its ksym is not registered yet.
-    unsafe { prog_name::set(tag, aux) };
-    aux.ksym.prog = true;
-    // SAFETY: `aux.ksym` is filled in and lives as long as the program, per the requirements.
-    unsafe { registry::add(Ksym::from_raw(&raw mut aux.ksym)) };
-
+    // SAFETY: `bpf_func` and `jited_len` are set by the JIT, before this call, and not changed
+    // while the program lives.
+    let (start, len) = unsafe { ((*fp).bpf_func.map_or(0, |f| f as usize), (*fp).jited_len) };
+    // SAFETY: Only the field address is computed.
+    let ksym = unsafe { &raw mut (*aux).ksym };
+    // SAFETY: `ksym` is not registered, so no other CPU reads or writes it.
+    unsafe {
+        (*ksym).start = start;
+        (*ksym).end = start + len as usize;
+    }
+    // SAFETY: The program is valid and JIT-compiled; `ksym` is not registered.
+    unsafe { prog_name::set(fp, ksym) };
     // SAFETY: As above.
+    unsafe { (*ksym).prog = true };
+    // SAFETY: `ksym` is filled in and lives as long as the program, per the requirements.
+    unsafe { registry::add(Ksym::from_raw(ksym)) };
+
+    // SAFETY: As above; `ksym` is filled in.
     unsafe { fineibt::add_prefix(aux, start) };
 }
 
@@ -99,17 +116,19 @@ pub unsafe extern "C" fn bpf_prog_kallsyms_add(fp: *mut bindings::bpf_prog) {
 ///
 /// # Safety
 ///
-/// `fp` is a valid program.
+/// `fp` is a valid program whose `aux->ksym.lnode` was initialised.
 #[export]
 pub unsafe extern "C" fn bpf_prog_kallsyms_del(fp: *mut bindings::bpf_prog) {
     // SAFETY: `fp` is valid, per the safety requirements.
     if !unsafe { kallsyms_candidate(fp) } {
         return;
     }
+    // SAFETY: `fp` and its `aux` are valid.
+    let aux = unsafe { (*fp).aux };
     // SAFETY: `aux` is valid, and its `ksym.lnode` initialised at allocation.
-    unsafe { registry::del(Ksym::from_raw(&raw mut (*(*fp).aux).ksym)) };
+    unsafe { registry::del(Ksym::from_raw(&raw mut (*aux).ksym)) };
     // SAFETY: As above.
-    unsafe { fineibt::del_prefix(&mut *(*fp).aux) };
+    unsafe { fineibt::del_prefix(aux) };
 }
 
 /// Whether `addr` is inside (or just past) JIT-compiled BPF code.
@@ -197,13 +216,17 @@ pub unsafe extern "C" fn search_bpf_extables(
     if prog.is_null() {
         return core::ptr::null();
     }
-    // SAFETY: `prog` and its `aux` stay valid while the RCU read lock is held.
-    let aux = unsafe { &*(*prog).aux };
-    if aux.num_exentries == 0 {
+    // SAFETY: `prog` and its `aux` stay valid while the RCU read lock is held; `extable` and
+    // `num_exentries` are set by the JIT before the program is registered and not changed after.
+    let (extable, num) = unsafe {
+        let aux = (*prog).aux;
+        ((*aux).extable, (*aux).num_exentries)
+    };
+    if num == 0 {
         return core::ptr::null();
     }
-    // SAFETY: `extable` holds `num_exentries` sorted entries.
-    unsafe { bindings::search_extable(aux.extable, aux.num_exentries as usize, addr) }
+    // SAFETY: `extable` holds `num` sorted entries.
+    unsafe { bindings::search_extable(extable, num as usize, addr) }
 }
 
 /// The `symnum`-th BPF symbol in insertion order: its address, type and name (`KSYM_NAME_LEN`
@@ -243,8 +266,9 @@ pub unsafe extern "C" fn bpf_get_kallsym_next(
         return -(bindings::ERANGE as c_int);
     }
     let rcu = rcu::read_lock();
-    // SAFETY: `cur` is valid and exclusively ours, per the safety requirements.
-    let Some(ksym) = kallsyms_walk::symbol_at(unsafe { &mut *cur }, symnum, &rcu) else {
+    // SAFETY: `cur` is valid, exclusively ours, and was zeroed or last written by `symbol_at`,
+    // per the safety requirements.
+    let Some(ksym) = (unsafe { kallsyms_walk::symbol_at(&mut *cur, symnum, &rcu) }) else {
         return -(bindings::ERANGE as c_int);
     };
     // SAFETY: `sym` holds `KSYM_NAME_LEN` bytes, per the safety requirements.

@@ -27,25 +27,31 @@ mod imp {
 
     /// # Safety
     ///
-    /// As for `bpf_prog_kallsyms_add()`; `aux.ksym` is already filled in.
-    pub(crate) unsafe fn add_prefix(aux: &mut bindings::bpf_prog_aux, entry: usize) {
+    /// As for `bpf_prog_kallsyms_add()`; `aux->ksym` is already filled in.
+    pub(crate) unsafe fn add_prefix(aux: *mut bindings::bpf_prog_aux, entry: usize) {
         if !active() {
             return;
         }
-        prog_name::format_cfi(&mut aux.ksym_prefix.name, &aux.ksym.name);
-        aux.ksym_prefix.start = entry - PREAMBLE;
-        aux.ksym_prefix.end = entry;
-        // SAFETY: `ksym_prefix` is filled in, unregistered, and lives as long as the program.
-        unsafe { registry::add(Ksym::from_raw(&raw mut aux.ksym_prefix)) };
+        // SAFETY: Only the field addresses are computed; `aux` is valid.
+        let (ksym, prefix) = unsafe { (&raw const (*aux).ksym, &raw mut (*aux).ksym_prefix) };
+        // SAFETY: `prefix` is not registered, so this is the only access to it; `ksym`'s name was
+        // written by this CPU before and does not change while the program lives.
+        unsafe {
+            prog_name::format_cfi(&mut (*prefix).name, &(*ksym).name);
+            (*prefix).start = entry - PREAMBLE;
+            (*prefix).end = entry;
+        }
+        // SAFETY: `prefix` is filled in, unregistered, and lives as long as the program.
+        unsafe { registry::add(Ksym::from_raw(prefix)) };
     }
 
     /// # Safety
     ///
     /// As for `bpf_prog_kallsyms_del()`.
-    pub(crate) unsafe fn del_prefix(aux: &mut bindings::bpf_prog_aux) {
+    pub(crate) unsafe fn del_prefix(aux: *mut bindings::bpf_prog_aux) {
         if active() {
-            // SAFETY: `ksym_prefix.lnode` was initialised with the program.
-            unsafe { registry::del(Ksym::from_raw(&raw mut aux.ksym_prefix)) };
+            // SAFETY: `aux` is valid and `ksym_prefix.lnode` was initialised with the program.
+            unsafe { registry::del(Ksym::from_raw(&raw mut (*aux).ksym_prefix)) };
         }
     }
 }
@@ -59,7 +65,7 @@ pub(crate) use imp::{add_prefix, del_prefix};
 ///
 /// As for `bpf_prog_kallsyms_add()`; `aux.ksym` is already filled in.
 #[cfg(not(CONFIG_FINEIBT))]
-pub(crate) unsafe fn add_prefix(_aux: &mut bindings::bpf_prog_aux, _entry: usize) {}
+pub(crate) unsafe fn add_prefix(_aux: *mut bindings::bpf_prog_aux, _entry: usize) {}
 
 /// Unregisters `aux`'s `__cfi_` symbol, under FineIBT.
 ///
@@ -67,4 +73,4 @@ pub(crate) unsafe fn add_prefix(_aux: &mut bindings::bpf_prog_aux, _entry: usize
 ///
 /// As for `bpf_prog_kallsyms_del()`.
 #[cfg(not(CONFIG_FINEIBT))]
-pub(crate) unsafe fn del_prefix(_aux: &mut bindings::bpf_prog_aux) {}
+pub(crate) unsafe fn del_prefix(_aux: *mut bindings::bpf_prog_aux) {}

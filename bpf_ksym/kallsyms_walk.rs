@@ -22,7 +22,12 @@ use crate::{ksym::Ksym, registry};
 use kernel::{bindings, sync::rcu};
 
 /// Finds the symbol for index `symnum` and moves the cursor `cur` there.
-pub(crate) fn symbol_at<'a>(
+///
+/// # Safety
+///
+/// `cur` is all zeroes, or was last written by this function (its `ksym` is then a symbol that
+/// was registered when its `removals` was read).
+pub(crate) unsafe fn symbol_at<'a>(
     cur: &mut bindings::bpf_ksym_cursor,
     symnum: u32,
     rcu: &'a rcu::Guard,
@@ -33,13 +38,15 @@ pub(crate) fn symbol_at<'a>(
         // A fresh walk or a jump (`lseek()`): count from the head, as mainline does.
         registry::iter(rcu).nth(symnum as usize)
     } else if removals == cur.removals {
-        // SAFETY: No symbol was removed since `cur.ksym` was returned, so it is still registered
-        // and stays valid for this RCU read section (see `registry::del`).
+        // SAFETY: `cur.ksym` was registered when `cur.removals` was read (safety requirements),
+        // and no symbol was removed since, so it is still registered and stays valid for this
+        // RCU read section (see `registry::del`).
         let last = unsafe { Ksym::from_raw(cur.ksym.cast_mut()) };
         if again {
             Some(last)
         } else {
-            registry::iter_from(last, rcu).next()
+            // SAFETY: `last` is registered now, within `rcu`.
+            unsafe { registry::iter_from(last, rcu) }.next()
         }
     } else {
         // `cur.ksym` may be gone: resume by insertion order instead.

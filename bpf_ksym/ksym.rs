@@ -1,24 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! One registered symbol: a `struct bpf_ksym` embedded in a program, trampoline or dispatcher.
+//!
+//! C header: [`include/linux/bpf.h`](srctree/include/linux/bpf.h)
 
 use core::cmp::Ordering;
 use kernel::{
     bindings,
-    rbtree_latch::LatchTreeItem,
+    rbtree_latch::{
+        HasLatchTreeNode,
+        LatchTreeItem, //
+    },
+    sync::atomic::{
+        Atomic,
+        Relaxed, //
+    },
     types::Opaque, //
 };
 
-/// A `struct bpf_ksym`.
+/// A `struct bpf_ksym`, as the registry sees it.
 ///
-/// `start`, `end`, `name`, `prog` and the frame-pointer range are written by its owner before it
-/// is added and not changed while it is registered, so readers may read them without a lock.
-/// The list and tree links belong to the registry.
+/// Its owners: programs and subprograms (`aux->ksym`, filled in by `bpf_prog_kallsyms_add()`),
+/// FineIBT preambles (`aux->ksym_prefix`), trampolines and struct_ops images
+/// (`bpf_image_ksym_init()`) and dispatchers (`bpf_dispatcher_change_prog()`). Other CPUs may
+/// write parts of it at any time, so the registry never makes a Rust reference to the C struct:
+/// it reads and writes single fields through raw places.
+///
+/// # Invariants
+///
+/// From the owner's `bpf_ksym_add()` until an RCU grace period after its `bpf_ksym_del()`, the
+/// struct is valid and stays at its address, and:
+///
+/// - `start`, `end`, `name` and `prog` do not change: every owner fills them in before it adds
+///   the symbol, and the symbol is not reused while registered.
+/// - `fp_start` and `fp_end` may change while the symbol is registered: `bpf_trampoline_update()`
+///   registers a trampoline's image before `arch_prepare_bpf_trampoline()` writes its
+///   frame-pointer range. They are read with `READ_ONCE()` semantics.
+/// - `lnode`, `tnode` and `seq` are written only by the registry, under its writer lock.
 #[repr(transparent)]
 pub(crate) struct Ksym(Opaque<bindings::bpf_ksym>);
 
-// SAFETY: A registered `bpf_ksym` is only read by readers; its links are changed by the one
-// writer that holds the registry lock.
+// SAFETY: `Ksym` is only ever shared: the fields that change while it is registered are written
+// by the registry under its lock (links, `seq`) or read with `READ_ONCE()` semantics
+// (`fp_start`, `fp_end`); the others do not change, per the type invariants.
 unsafe impl Sync for Ksym {}
 
 impl Ksym {
@@ -26,9 +50,11 @@ impl Ksym {
     ///
     /// # Safety
     ///
-    /// `ptr` points to a valid `struct bpf_ksym` that stays valid for `'a`.
+    /// `ptr` points to a `struct bpf_ksym` that stays valid and in place for `'a`, whose owner
+    /// keeps the type invariants for as long as it is registered.
     pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::bpf_ksym) -> &'a Self {
-        // SAFETY: `Ksym` is a transparent wrapper of `bpf_ksym`; validity is the caller's promise.
+        // SAFETY: `Ksym` is a transparent wrapper of `Opaque<bpf_ksym>`, which may be referred to
+        // while other CPUs write the C struct; validity is the caller's promise.
         unsafe { &*ptr.cast() }
     }
 
@@ -36,41 +62,46 @@ impl Ksym {
         self.0.get()
     }
 
-    fn raw(&self) -> &bindings::bpf_ksym {
-        // SAFETY: The fields read through this reference are stable while the symbol is
-        // registered (see the type documentation); the links are only read through raw pointers.
-        unsafe { &*self.0.get() }
-    }
-
     /// First byte of the symbol's code.
+    #[inline]
     pub(crate) fn start(&self) -> usize {
-        self.raw().start
+        // SAFETY: `self` is a valid `bpf_ksym`; `start` does not change while it is registered,
+        // so a plain read races with no writer (type invariants).
+        unsafe { (*self.as_raw()).start }
     }
 
     /// One past the last byte; an address equal to it still belongs to the symbol, because a
     /// call as the last instruction leaves it as the return address on the stack.
+    #[inline]
     pub(crate) fn end(&self) -> usize {
-        self.raw().end
+        // SAFETY: As for `start`.
+        unsafe { (*self.as_raw()).end }
     }
 
     /// Insertion sequence number: symbols are listed in increasing order of it.
+    ///
+    /// Written under the writer lock before the symbol is published (`list_add_tail_rcu()` is a
+    /// release), and not changed while it is registered.
     pub(crate) fn seq(&self) -> u64 {
-        self.raw().seq
+        // SAFETY: `self` is a valid `bpf_ksym`; see above for why the read does not race.
+        unsafe { (*self.as_raw()).seq }
     }
 
     /// Sets the sequence number of a symbol about to be registered.
     ///
     /// # Safety
     ///
-    /// The symbol is not registered, so no reader looks at it.
+    /// The caller holds the registry's writer lock and the symbol is not registered, so no
+    /// reader looks at it.
     pub(crate) unsafe fn set_seq(&self, seq: u64) {
-        // SAFETY: Nothing reads the field concurrently, per the safety requirements.
-        unsafe { (*self.0.get()).seq = seq };
+        // SAFETY: Nothing reads or writes the field concurrently, per the safety requirements.
+        unsafe { (*self.as_raw()).seq = seq };
     }
 
     /// Whether this is the `ksym` of a `struct bpf_prog_aux`.
     pub(crate) fn is_prog(&self) -> bool {
-        self.raw().prog
+        // SAFETY: As for `start`.
+        unsafe { (*self.as_raw()).prog }
     }
 
     /// Copies the name and its terminating NUL into `out`; returns the name's length.
@@ -78,55 +109,76 @@ impl Ksym {
     /// `strscpy()` rather than a byte loop: it copies a word at a time, and `%pS` and the
     /// unwinders' symbolizers call this for every frame.
     pub(crate) fn copy_name(&self, out: &mut [u8; bindings::KSYM_NAME_LEN as usize]) -> usize {
-        // SAFETY: Both buffers hold `KSYM_NAME_LEN` bytes.
-        let len = unsafe {
-            bindings::sized_strscpy(out.as_mut_ptr(), self.raw().name.as_ptr(), out.len())
-        };
+        // SAFETY: Only the field address is computed.
+        let name = unsafe { &raw const (*self.as_raw()).name };
+        // SAFETY: Both buffers hold `KSYM_NAME_LEN` bytes; `name` does not change while the
+        // symbol is registered (type invariants).
+        let len = unsafe { bindings::sized_strscpy(out.as_mut_ptr(), name.cast(), out.len()) };
         // A name without a NUL in its buffer is cut at `KSYM_NAME_LEN - 1` (`-E2BIG`).
         usize::try_from(len).unwrap_or(out.len() - 1)
     }
 
     /// Whether the JIT image keeps a frame pointer at `addr`.
     pub(crate) fn has_frame_pointer_at(&self, addr: usize) -> bool {
-        let k = self.raw();
-        if k.fp_start == 0 || k.fp_end == 0 {
+        let k = self.as_raw();
+        // SAFETY: `fp_start` and `fp_end` are aligned `u32`s of a valid `bpf_ksym`, read once
+        // each with `READ_ONCE()` semantics, since the x86 JIT may write them while the symbol is
+        // registered (type invariants). That write happens before the trampoline image can run
+        // (it is attached only after `arch_prepare_bpf_trampoline()` returns), and the unwinder
+        // asks only about addresses of running code, so it does not race with this read.
+        let (fp_start, fp_end) = unsafe {
+            (
+                Atomic::from_ptr(&raw mut (*k).fp_start).load(Relaxed),
+                Atomic::from_ptr(&raw mut (*k).fp_end).load(Relaxed),
+            )
+        };
+        if fp_start == 0 || fp_end == 0 {
             return false;
         }
-        let offset = addr.wrapping_sub(k.start);
-        offset >= k.fp_start as usize && offset < k.fp_end as usize
+        let offset = addr.wrapping_sub(self.start());
+        offset >= fp_start as usize && offset < fp_end as usize
     }
 
     /// The list link, for the registry.
     pub(crate) fn lnode(&self) -> *mut bindings::list_head {
         // SAFETY: Only the field address is computed.
-        unsafe { &raw mut (*self.0.get()).lnode }
+        unsafe { &raw mut (*self.as_raw()).lnode }
     }
 
     /// The `Ksym` whose list link is `lnode`.
     ///
     /// # Safety
     ///
-    /// `lnode` is the `lnode` of a `struct bpf_ksym` that stays valid for `'a`.
+    /// `lnode` is the `lnode` of a `struct bpf_ksym` that satisfies the requirements of
+    /// [`Ksym::from_raw`] for `'a`.
     pub(crate) unsafe fn from_lnode<'a>(lnode: *mut bindings::list_head) -> &'a Self {
         // SAFETY: Per the safety requirements, `lnode` is embedded in a valid `bpf_ksym`.
         unsafe { Self::from_raw(kernel::container_of!(lnode, bindings::bpf_ksym, lnode)) }
     }
 }
 
-// SAFETY: `node` and `from_node` are inverses over the `tnode` field. Symbols do not overlap, so
-// ordering by start agrees with `compare`, which matches `[start, end]` (end inclusive).
-unsafe impl LatchTreeItem for Ksym {
-    type Key = usize;
-
-    fn node(this: *const Self) -> *mut bindings::latch_tree_node {
-        // SAFETY: Only the field address is computed.
+// SAFETY: `raw_get_node` and `from_node` are inverses over the `tnode` field, which is inside the
+// `Opaque` that `Ksym` wraps.
+unsafe impl HasLatchTreeNode for Ksym {
+    #[inline]
+    unsafe fn raw_get_node(this: *const Self) -> *mut bindings::latch_tree_node {
+        // SAFETY: The caller promises that `this` is valid; only the field address is computed.
         unsafe { &raw mut (*Opaque::cast_into(&raw const (*this).0)).tnode }
     }
 
+    #[inline]
     unsafe fn from_node(node: *const bindings::latch_tree_node) -> *const Self {
-        // SAFETY: The caller promises `node` is the `tnode` of a `bpf_ksym`.
+        // SAFETY: The caller promises that `node` is the `tnode` of a `bpf_ksym`.
         unsafe { kernel::container_of!(node.cast_mut(), bindings::bpf_ksym, tnode) }.cast()
     }
+}
+
+/// Symbols are ordered by start and matched by `[start, end]`, end included. Registered ranges
+/// do not overlap, but they may touch: a FineIBT preamble ends where its program starts, and
+/// `addr == end` of one may be `start` of the next. A lookup of such an address finds one of
+/// the two (which one is unspecified); the KUnit tests pin that it finds one.
+impl LatchTreeItem for Ksym {
+    type Key = usize;
 
     #[inline]
     fn less(&self, other: &Self) -> bool {

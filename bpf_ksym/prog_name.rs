@@ -89,22 +89,45 @@ unsafe fn btf_func_name<'a>(
     let info = unsafe { &*func_info.add(idx as usize) };
     // SAFETY: The verifier checked `type_id` against `btf`.
     let ty = unsafe { bindings::btf_type_by_id(btf, info.type_id) };
+    if ty.is_null() {
+        // Only without `CONFIG_BPF_SYSCALL`, whose stub knows no types.
+        return None;
+    }
     // SAFETY: `ty` is a valid type of `btf`, whose string section holds its name.
     let name = unsafe { bindings::btf_name_by_offset(btf, (*ty).name_off) };
     // SAFETY: BTF strings are NUL-terminated and live as long as `btf`.
     (!name.is_null()).then(|| unsafe { CStr::from_char_ptr(name) }.to_bytes())
 }
 
-/// Sets `aux->ksym.name` of a program with tag `tag`, as `bpf_prog_ksym_set_name()` did in C:
-/// the BTF function name when there is one (not cut to `BPF_OBJ_NAME_LEN`), else `aux->name`.
+/// Sets the name of `ksym`, the unregistered `aux->ksym` of program `fp`, as
+/// `bpf_prog_ksym_set_name()` did in C: the BTF function name when there is one (not cut to
+/// `BPF_OBJ_NAME_LEN`), else `aux->name`.
+///
+/// Reads single fields of `fp` and its `aux` through raw places: other CPUs may write other
+/// fields of them meanwhile (e.g. `aux->refcnt`).
 ///
 /// # Safety
 ///
-/// `aux` belongs to a valid, JIT-compiled program whose BTF is valid; its ksym is not
-/// registered, so nothing reads the name concurrently.
-pub(crate) unsafe fn set(tag: &[u8], aux: &mut bindings::bpf_prog_aux) {
-    // SAFETY: Per the safety requirements.
-    let btf = unsafe { btf_func_name(aux.func_info, aux.func_info_cnt, aux.func_idx, aux.btf) };
-    let name = btf.unwrap_or_else(|| until_nul(&aux.name));
-    format(&mut aux.ksym.name, tag, name);
+/// `fp` is a valid, JIT-compiled program whose BTF is valid, and `ksym` is its `aux->ksym`, not
+/// registered, so that nothing else reads or writes it.
+pub(crate) unsafe fn set(fp: *const bindings::bpf_prog, ksym: *mut bindings::bpf_ksym) {
+    // SAFETY: `fp` and its `aux` are valid; the tag, name and BTF fields are set at load time,
+    // before the program is JIT-compiled, and not changed while it lives, so shared references
+    // to those fields alone do not alias any writer.
+    let (tag, aux_name, btf) = unsafe {
+        let aux = (*fp).aux;
+        (
+            &(*fp).__bindgen_anon_1.tag,
+            &(*aux).name,
+            btf_func_name(
+                (*aux).func_info,
+                (*aux).func_info_cnt,
+                (*aux).func_idx,
+                (*aux).btf,
+            ),
+        )
+    };
+    let name = btf.unwrap_or_else(|| until_nul(aux_name));
+    // SAFETY: `ksym` is not registered, so this is the only access to its name.
+    format(unsafe { &mut (*ksym).name }, tag, name);
 }

@@ -125,10 +125,17 @@ pub(crate) fn iter(rcu: &rcu::Guard) -> impl Iterator<Item = &Ksym> {
 
 /// Iterates over the symbols registered after `ksym`, in insertion order.
 ///
-/// `ksym` must have been reached under `rcu`, or be known to be still registered; it may have
-/// been removed meanwhile: its `next` stays valid for the RCU read section.
-pub(crate) fn iter_from<'a>(ksym: &'a Ksym, rcu: &'a rcu::Guard) -> impl Iterator<Item = &'a Ksym> {
-    // SAFETY: Per the requirements above, `ksym.lnode()` is valid for `rcu`.
+/// # Safety
+///
+/// `ksym` was registered at some point during the RCU read section `rcu` (reached from the
+/// registry under it, or known to be still registered when it began): its `next` then stays a
+/// valid list node for the read section, even if `ksym` is removed meanwhile, and it has not
+/// been initialised again (owners reuse a symbol only after a grace period).
+pub(crate) unsafe fn iter_from<'a>(
+    ksym: &'a Ksym,
+    rcu: &'a rcu::Guard,
+) -> impl Iterator<Item = &'a Ksym> {
+    // SAFETY: Per the safety requirements, `ksym.lnode()` is valid for `rcu`.
     unsafe { iter_after(ksym.lnode(), rcu) }
 }
 

@@ -9,30 +9,70 @@ use crate::exports::*;
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use kernel::{
     bindings,
-    ffi::{c_int, c_ulong, c_void},
+    ffi::{
+        c_int,
+        c_ulong,
+        c_void, //
+    },
     prelude::*,
+    sync::rcu,
+    types::Opaque, //
 };
 
-/// A synthetic `struct bpf_ksym`.
-struct TestSym(KBox<bindings::bpf_ksym>);
+/// A synthetic `struct bpf_ksym`, and a copy of its name for comparisons.
+///
+/// The registry and its readers use the C struct while it is registered, so the test reaches it
+/// only through the raw pointer of its `Opaque`, never through a Rust reference.
+struct TestSym {
+    ksym: KBox<Opaque<bindings::bpf_ksym>>,
+    name: KVec<u8>,
+}
 
 impl TestSym {
     fn new(start: usize, len: usize, name: &[u8]) -> Result<Self> {
-        // SAFETY: All zeroes is a valid `bpf_ksym`.
-        let mut k = KBox::new(
-            unsafe { core::mem::zeroed::<bindings::bpf_ksym>() },
-            GFP_KERNEL,
-        )?;
-        k.start = start;
-        k.end = start + len;
-        k.name[..name.len()].copy_from_slice(name);
-        // SAFETY: `lnode` is valid.
-        unsafe { bindings::INIT_LIST_HEAD(&raw mut k.lnode) };
-        Ok(Self(k))
+        let ksym = KBox::new(Opaque::<bindings::bpf_ksym>::zeroed(), GFP_KERNEL)?;
+        let k = ksym.get();
+        let name_len = name.len().min(bindings::KSYM_NAME_LEN as usize - 1);
+        // SAFETY: `k` is valid and not registered, so nothing else accesses it; the name fits
+        // with its NUL (the buffer is zeroed).
+        unsafe {
+            (*k).start = start;
+            (*k).end = start + len;
+            core::ptr::copy_nonoverlapping(name.as_ptr(), (&raw mut (*k).name).cast(), name_len);
+            bindings::INIT_LIST_HEAD(&raw mut (*k).lnode);
+        }
+        let mut copy = KVec::new();
+        copy.extend_from_slice(&name[..name_len], GFP_KERNEL)?;
+        Ok(Self { ksym, name: copy })
     }
 
-    fn raw(&mut self) -> *mut bindings::bpf_ksym {
-        &raw mut *self.0
+    fn raw(&self) -> *mut bindings::bpf_ksym {
+        self.ksym.get()
+    }
+
+    /// Readies a deleted symbol to be added again, as owners do: only after a grace period, so
+    /// that no `/proc/kallsyms` reader still stands on its list node when it is re-initialised
+    /// (it would see `next == self` and loop).
+    ///
+    /// # Safety
+    ///
+    /// The symbol was deleted, and no other thread adds or deletes it.
+    unsafe fn reuse_after_grace_period(&self) {
+        rcu::synchronize_rcu();
+        // SAFETY: A grace period has passed since the symbol was deleted; the rest is the
+        // caller's promise.
+        unsafe { self.reinit() };
+    }
+
+    /// Re-initialises the list node of a deleted symbol.
+    ///
+    /// # Safety
+    ///
+    /// An RCU grace period has passed since the symbol was deleted, and no other thread adds or
+    /// deletes it.
+    unsafe fn reinit(&self) {
+        // SAFETY: No reader can reach the symbol any more, and no writer touches it.
+        unsafe { bindings::INIT_LIST_HEAD(&raw mut (*self.raw()).lnode) };
     }
 }
 
@@ -121,7 +161,7 @@ mod cases {
     #[test]
     fn add_find_del_with_boundaries() -> Result {
         let (_arena, base) = arena(0x400)?;
-        let mut s = TestSym::new(base + 0x100, 0x80, b"bpf_prog_kunit_a")?;
+        let s = TestSym::new(base + 0x100, 0x80, b"bpf_prog_kunit_a")?;
         // SAFETY: `s` stays valid until after it is deleted and a grace period passed.
         unsafe { bpf_ksym_add(s.raw()) };
 
@@ -149,12 +189,12 @@ mod cases {
         unsafe { bpf_ksym_del(s.raw()) };
         assert!(!text(start));
         // Deleting again is a no-op for a symbol whose list node was re-initialised.
+        // SAFETY: `s` was deleted; this thread is its only writer.
+        unsafe { s.reuse_after_grace_period() };
         // SAFETY: `lnode` is valid and not on a list.
-        unsafe { bindings::INIT_LIST_HEAD(&raw mut (*s.raw()).lnode) };
-        // SAFETY: As above.
         unsafe { bpf_ksym_del(s.raw()) };
-        // SAFETY: Always safe; readers of `s` are gone before it is freed.
-        unsafe { bindings::synchronize_rcu() };
+        assert!(!text(start));
+        rcu::synchronize_rcu();
         Ok(())
     }
 
@@ -173,7 +213,7 @@ mod cases {
             }
             syms.push(TestSym::new(base + slot * 0x40, 0x20, &name)?, GFP_KERNEL)?;
         }
-        for s in syms.iter_mut() {
+        for s in syms.iter() {
             // SAFETY: Each stays valid until deleted below and a grace period passed.
             unsafe { bpf_ksym_add(s.raw()) };
         }
@@ -192,17 +232,14 @@ mod cases {
             .position(|n| n.starts_with(b"kunit_sym_"))
             .ok_or(EINVAL)?;
         for (i, s) in syms.iter().enumerate() {
-            let got = &all[first + i];
-            let want = &s.0.name;
-            assert!(want[got.len()] == 0 && got[..] == want[..got.len()]);
+            assert!(all[first + i] == s.name);
         }
-        for s in syms.iter_mut() {
+        for s in syms.iter() {
             // SAFETY: Added above.
             unsafe { bpf_ksym_del(s.raw()) };
         }
         assert!(!listed()?.iter().any(|n| n.starts_with(b"kunit_sym_")));
-        // SAFETY: Always safe.
-        unsafe { bindings::synchronize_rcu() };
+        rcu::synchronize_rcu();
         Ok(())
     }
 
@@ -213,7 +250,7 @@ mod cases {
         const CHURN: usize = 64;
         const ROUNDS: usize = 40;
         let (_arena, base) = arena(0x100 * (CHURN + 1))?;
-        let mut stable = TestSym::new(base + 0x100 * CHURN / 2 + 0x80, 0x40, b"kunit_stable")?;
+        let stable = TestSym::new(base + 0x100 * CHURN / 2 + 0x80, 0x40, b"kunit_stable")?;
         // SAFETY: `stable` stays valid until deleted below and a grace period passed.
         unsafe { bpf_ksym_add(stable.raw()) };
         let reader = KBox::new(
@@ -247,20 +284,19 @@ mod cases {
             )?;
         }
         for _ in 0..ROUNDS {
-            for s in churn.iter_mut() {
+            for s in churn.iter() {
                 // SAFETY: Not registered; valid until deleted and a grace period passed.
                 unsafe { bpf_ksym_add(s.raw()) };
             }
-            for s in churn.iter_mut() {
+            for s in churn.iter() {
                 // SAFETY: Added above.
                 unsafe { bpf_ksym_del(s.raw()) };
             }
             // Nodes are reused only after readers are done with them.
-            // SAFETY: Always safe.
-            unsafe { bindings::synchronize_rcu() };
-            for s in churn.iter_mut() {
-                // SAFETY: No reader can see `s` any more.
-                unsafe { bindings::INIT_LIST_HEAD(&raw mut (*s.raw()).lnode) };
+            rcu::synchronize_rcu();
+            for s in churn.iter() {
+                // SAFETY: Deleted before the grace period above; this thread is the only writer.
+                unsafe { s.reinit() };
             }
         }
         // SAFETY: `task` is a kthread created above; this waits for it to return.
@@ -269,8 +305,7 @@ mod cases {
         assert_eq!(reader.misses.load(Relaxed), 0);
         // SAFETY: Added above.
         unsafe { bpf_ksym_del(stable.raw()) };
-        // SAFETY: Always safe.
-        unsafe { bindings::synchronize_rcu() };
+        rcu::synchronize_rcu();
         Ok(())
     }
 
@@ -291,7 +326,7 @@ mod cases {
         {
             syms.push(TestSym::new(base + 0x100 * i, 0x40, *n)?, GFP_KERNEL)?;
         }
-        for s in syms.iter_mut() {
+        for s in syms.iter() {
             // SAFETY: Valid until deleted below and a grace period passed.
             unsafe { bpf_ksym_add(s.raw()) };
         }
@@ -334,8 +369,7 @@ mod cases {
             // SAFETY: Still registered.
             unsafe { bpf_ksym_del(syms[i].raw()) };
         }
-        // SAFETY: Always safe.
-        unsafe { bindings::synchronize_rcu() };
+        rcu::synchronize_rcu();
         Ok(())
     }
 
@@ -354,5 +388,34 @@ mod cases {
         assert_eq!(&small, b"bpf_prog_de\0");
         let n = format_cfi(&mut buf, b"bpf_prog_x\0\0\0");
         assert_eq!(&buf[..=n], b"__cfi_bpf_prog_x\0");
+    }
+
+    /// Registered ranges may touch: a FineIBT preamble `[entry - 16, entry]` ends where its
+    /// program `[entry, end]` starts. Every address inside either is found, and the shared one
+    /// is found in one of them.
+    #[test]
+    fn touching_ranges_are_both_found() -> Result {
+        let (_arena, base) = arena(0x100)?;
+        let entry = base + 0x40;
+        let prefix = TestSym::new(entry - 0x10, 0x10, b"__cfi_kunit_touch")?;
+        let prog = TestSym::new(entry, 0x40, b"kunit_touch")?;
+        for s in [&prefix, &prog] {
+            // SAFETY: Valid until deleted below and a grace period passed.
+            unsafe { bpf_ksym_add(s.raw()) };
+        }
+        let found = |a| lookup(a).map(|(n, _, _)| n);
+        assert!(found(entry - 0x10).as_deref() == Some(&prefix.name[..]));
+        assert!(found(entry - 1).as_deref() == Some(&prefix.name[..]));
+        let shared = found(entry).ok_or(EINVAL)?;
+        assert!(shared == prefix.name || shared == prog.name);
+        assert!(found(entry + 1).as_deref() == Some(&prog.name[..]));
+        assert!(found(entry + 0x40).as_deref() == Some(&prog.name[..]));
+        assert!(found(entry + 0x41).is_none());
+        for s in [&prefix, &prog] {
+            // SAFETY: Added above.
+            unsafe { bpf_ksym_del(s.raw()) };
+        }
+        rcu::synchronize_rcu();
+        Ok(())
     }
 }
