@@ -23,7 +23,16 @@ use kernel::{
     warn_on, //
 };
 
-static TREE: LatchTree<Ksym> = LatchTree::new();
+/// Aligned to a cache line as C's `bpf_tree` (`__cacheline_aligned`): every lookup reads its
+/// sequence count, which should not share a line with data that writers dirty.
+#[repr(C, align(64))]
+struct CachelineAligned<T>(T);
+
+const _: () =
+    assert!(core::mem::align_of::<CachelineAligned<()>>() >= bindings::L1_CACHE_BYTES as usize);
+
+#[link_section = ".data..cacheline_aligned"]
+static TREE: CachelineAligned<LatchTree<Ksym>> = CachelineAligned(LatchTree::new());
 
 /// The list head; empty means pointing to itself, as `LIST_HEAD()` does in C.
 #[repr(transparent)]
@@ -80,7 +89,7 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     // safety requirements.
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
     // SAFETY: The writer lock serializes tree writers; `ksym` lives long enough.
-    unsafe { TREE.insert(ksym) };
+    unsafe { TREE.0.insert(ksym) };
 }
 
 /// Unregisters `ksym` if it is registered. Readers may see it until a grace period has passed.
@@ -98,7 +107,7 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
         return;
     }
     // SAFETY: The writer lock is held and `ksym` is registered.
-    unsafe { TREE.erase(ksym) };
+    unsafe { TREE.0.erase(ksym) };
     // SAFETY: As above; `list_del_rcu()` leaves `next` intact for concurrent readers.
     unsafe { bindings::list_del_rcu(lnode) };
     // Before `del` returns, hence before the owner can start the grace period that frees
@@ -114,7 +123,7 @@ pub(crate) fn removals(_rcu: &rcu::Guard) -> u64 {
 /// The symbol whose `[start, end]` holds `addr`, if any.
 #[inline]
 pub(crate) fn find<'a>(addr: usize, rcu: &'a rcu::Guard) -> Option<&'a Ksym> {
-    TREE.find(&addr, rcu)
+    TREE.0.find(&addr, rcu)
 }
 
 /// Iterates over the symbols in insertion order.
