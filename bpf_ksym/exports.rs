@@ -17,7 +17,14 @@ use kernel::{
     bindings,
     ffi::{c_char, c_int, c_uint, c_ulong},
     prelude::*,
-    sync::rcu,
+    sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        rcu, //
+    },
+    warn_on, //
 };
 
 /// `BPF_SYM_ELF_TYPE` of `include/linux/filter.h`: BPF code is local text.
@@ -172,14 +179,31 @@ pub unsafe extern "C" fn bpf_address_lookup(
     len as c_int
 }
 
+/// Whether a caller of [`bpf_prog_ksym_find`] without the RCU read lock was reported already.
+static WARNED_NO_RCU: Atomic<bool> = Atomic::new(false);
+
+/// Whether [`bpf_prog_ksym_find`] has warned about a caller without the RCU read lock.
+#[cfg(all(CONFIG_BPF_KSYM_KUNIT_TEST, CONFIG_PROVE_RCU))]
+pub(crate) fn warned_without_rcu() -> bool {
+    WARNED_NO_RCU.load(Relaxed)
+}
+
 /// The program whose JIT image holds `addr`, or NULL. Trampolines and dispatchers are not
 /// programs.
+///
+/// Warns once, as C's `WARN_ON_ONCE(!rcu_read_lock_held())`, when called outside an RCU read
+/// section (checked with `CONFIG_PROVE_RCU`): the program could be freed under its caller.
 ///
 /// # Safety
 ///
 /// The caller holds the RCU read lock for as long as it uses the result.
 #[export]
 pub unsafe extern "C" fn bpf_prog_ksym_find(addr: c_ulong) -> *mut bindings::bpf_prog {
+    // SAFETY: Reads lockdep's state of this task; always 1 without `CONFIG_DEBUG_LOCK_ALLOC`.
+    if unsafe { bindings::rcu_read_lock_held() } == 0 && !WARNED_NO_RCU.xchg(true, Relaxed) {
+        warn_on!(true);
+    }
+    // Nested in the caller's: only to obtain a guard for the lookup's lifetime.
     let rcu = rcu::read_lock();
     match registry::find(addr, &rcu) {
         // SAFETY: A `prog` ksym is the `ksym` field of a `bpf_prog_aux`, per its owner.

@@ -418,4 +418,27 @@ mod cases {
         rcu::synchronize_rcu();
         Ok(())
     }
+
+    /// As C's `bpf_prog_ksym_find()`, ours warns (once) when called without the RCU read lock,
+    /// since the program it returns could be freed under the caller. Only lockdep knows
+    /// (`CONFIG_PROVE_RCU`, the debug kernel). The log between the two markers holds the
+    /// expected warning; `scripts/results.py` requires it there and fails on any other.
+    #[cfg(CONFIG_PROVE_RCU)]
+    #[test]
+    fn prog_ksym_find_warns_without_rcu() {
+        // It warns once per boot: a re-run of the suite (kunit_rerun_test) expects no warning.
+        let first = !crate::exports::warned_without_rcu();
+        if first {
+            pr_info!("bpf_ksym: expected WARNING begins\n");
+        }
+        // SAFETY: Only compared with NULL: deliberately called without the RCU read lock.
+        let prog = unsafe { bpf_prog_ksym_find(0) };
+        if first {
+            pr_info!("bpf_ksym: expected WARNING ends\n");
+        }
+        assert!(prog.is_null());
+        assert!(crate::exports::warned_without_rcu());
+        // SAFETY: Reads the taint mask.
+        assert!(unsafe { bindings::test_taint(bindings::TAINT_WARN) } != 0);
+    }
 }

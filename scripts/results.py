@@ -28,6 +28,7 @@ def scan(path, variant, corpus=None):
     # Every boot runs KUnit; its passes count once per kernel, in the test boot.
     count_kunit = any(l.startswith('=== KSELFTEST BEGIN') for l in lines)
     in_tap = False
+    expecting, expected_seen = False, False
     suite = ''
     ended = False
     for i, line in enumerate(lines):
@@ -91,8 +92,23 @@ def scan(path, variant, corpus=None):
             corpus.append(line)
         if line.startswith('# STRESS '):
             print('  info  ' + line[2:])
+        # A test that provokes a warning on purpose brackets it with markers; only a
+        # WARNING there is expected (and required), any other splat still fails.
+        if line.endswith('expected WARNING begins'):
+            expecting, expected_seen = True, False
+            continue
+        if line.endswith('expected WARNING ends'):
+            if not expected_seen:
+                problems.append('no WARNING where a test expected one: ' + line.strip())
+            expecting = False
+            continue
+        if expecting and ('WARNING:' in line or 'Call Trace:' in line):
+            expected_seen = True
+            continue
         if SPLAT.search(line):
             problems.append('splat: ' + line.strip())
+    if expecting:
+        problems.append('a test expected a WARNING and did not say it ended')
     # A test boot runs the in-kernel benchmark on 1 .. 1000 symbols; it checks every answer.
     text = '\n'.join(lines)
     if 'bpf_ksym_bench.max_n=' in text:
