@@ -7,23 +7,101 @@
 //!
 //! `kernel/kallsyms.c` owns the `proc_ops` seam and calls [`kallsyms_query`] with the user's
 //! `struct kallsyms_query`. Every error is one of the errnos the uapi header documents.
+//!
+//! The struct's addresses and sizes are `__u64` on every architecture. Each one becomes a kernel
+//! `usize` through a checked conversion below (`struct_size`, `kernel_addr`, `user_addr`,
+//! `buf_len`), never by truncation: on a 32-bit kernel a truncated address would name the wrong
+//! symbol or write to the wrong user page.
 
 use kernel::{
     bindings,
-    error::{code::*, to_result, Error},
-    ffi::{c_char, c_int, c_long, c_ulong, c_void},
+    error::to_result,
+    num::casts::{
+        self,
+        FromSafeCast, //
+    },
     prelude::*,
-    sync::rcu,
+    sync::rcu, //
 };
+
+#[cfg(CONFIG_KALLSYMS_QUERY_KUNIT_TEST)]
+mod tests;
 
 type Query = bindings::kallsyms_query;
 
-const SIZE_VER0: usize = bindings::KALLSYMS_QUERY_SIZE_VER0 as usize;
-const SIZE_VER1: usize = bindings::KALLSYMS_QUERY_SIZE_VER1 as usize;
-const NAME_LEN: usize = bindings::KSYM_NAME_LEN as usize;
+const SIZE_VER0: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER0);
+const SIZE_VER1: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER1);
+const NAME_LEN: usize = casts::u32_as_usize(bindings::KSYM_NAME_LEN);
 const PAGE_SIZE: usize = bindings::PAGE_SIZE;
 
-const _: () = assert!(core::mem::size_of::<Query>() == SIZE_VER1);
+static_assert!(size_of::<Query>() == SIZE_VER1);
+
+/// The length of the array that `field` selects in a `T`, known without a `T` at hand.
+const fn array_len<T, U, const N: usize>(_field: fn(&T) -> &[U; N]) -> usize {
+    N
+}
+
+/// The length of `sym_owner`.
+const OWNER_LEN: usize = array_len(|q: &Query| &q.sym_owner);
+
+/// `MODULE_NAME_LEN` ([`include/linux/module.h`](srctree/include/linux/module.h)), the size of
+/// `struct module`'s `name`. The macro is `64 - sizeof(unsigned long)`, which bindgen does not
+/// evaluate, so it is read off the array it sizes.
+const MODULE_NAME_LEN: usize = array_len(|m: &bindings::module| &m.name);
+
+// Every module name, NUL included, fits in `sym_owner`.
+static_assert!(MODULE_NAME_LEN <= OWNER_LEN);
+
+/// An unsigned integer type that a `__u64` of the user's struct is converted to: `usize` in the
+/// kernel; the tests also use `u32` and `u64` to show what 32-bit and 64-bit kernels do.
+trait Native: TryFrom<u64> {
+    /// The largest value.
+    const MAX: Self;
+}
+
+macro_rules! impl_native {
+    ($($t:ty),*) => {
+        $(impl Native for $t {
+            const MAX: Self = <$t>::MAX;
+        })*
+    };
+}
+
+impl_native!(u32, u64, usize);
+
+/// The `size` field: the caller's struct size, at most `max` (`PAGE_SIZE`).
+///
+/// `E2BIG` above `max`, also for a size that `T` cannot hold (which a truncation could have made
+/// look like a valid size).
+fn struct_size<T: TryFrom<u64> + PartialOrd>(size: u64, max: T) -> Result<T> {
+    match T::try_from(size) {
+        Ok(size) if size <= max => Ok(size),
+        _ => Err(E2BIG),
+    }
+}
+
+/// `sym_addr` of `BY_ADDR` as a kernel address.
+///
+/// `ENOENT` if `T` (`unsigned long`) cannot hold it: no symbol can be at such an address.
+fn kernel_addr<T: TryFrom<u64>>(addr: u64) -> Result<T> {
+    T::try_from(addr).map_err(|_| ENOENT)
+}
+
+/// `sym_name_addr` as a user address.
+///
+/// `EFAULT` if `T` (`unsigned long`) cannot hold it, as for any address the caller cannot have
+/// mapped.
+fn user_addr<T: TryFrom<u64>>(addr: u64) -> Result<T> {
+    T::try_from(addr).map_err(|_| EFAULT)
+}
+
+/// `sym_name_size` of `BY_ADDR` as a buffer length.
+///
+/// Saturates: the size only has to reach the name's length, and every size `T` cannot hold does,
+/// so it must not fail with `ENAMETOOLONG`.
+fn buf_len<T: Native>(size: u64) -> T {
+    T::try_from(size).unwrap_or(T::MAX)
+}
 
 /// Answers one `KALLSYMS_QUERY` ioctl.
 ///
@@ -48,10 +126,7 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     }
     let mut usize_ = 0u64;
     copy_from_user(&mut usize_, uarg)?;
-    if usize_ > PAGE_SIZE as u64 {
-        return Err(E2BIG);
-    }
-    let usize_ = usize_ as usize;
+    let usize_ = struct_size(usize_, PAGE_SIZE)?;
     if usize_ < SIZE_VER0 {
         return Err(EINVAL);
     }
@@ -68,15 +143,15 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
         )
     })?;
 
+    // A size between two versions is the older version with bytes we do not know.
+    let ver1 = usize_ >= SIZE_VER1;
     match u32::try_from(q.query_flags) {
         Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_SYMBOL) => by_symbol(&mut q)?,
-        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) => {
-            by_addr(&mut q, usize_ >= SIZE_VER1)?
-        }
+        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) => by_addr(&mut q, ver1)?,
         _ => return Err(EINVAL),
     }
-    // Write back what the caller's struct version has room for.
-    let len = core::mem::size_of::<Query>().min(usize_);
+    // Write back the fields of the caller's version, nothing past them.
+    let len = if ver1 { SIZE_VER1 } else { SIZE_VER0 };
     copy_to_user(uarg, (&raw const q).cast(), len)
 }
 
@@ -88,13 +163,14 @@ fn by_symbol(q: &mut Query) -> Result {
     // The version-1 fields describe BY_ADDR results only.
     q.sym_start = 0;
     q.sym_size = 0;
-    q.sym_owner = [0; 56];
+    q.sym_owner = [0; OWNER_LEN];
+    let src = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
     let mut name = [0u8; NAME_LEN];
     // SAFETY: `name` holds `NAME_LEN` bytes; the source is a user pointer.
     let len = unsafe {
         bindings::strncpy_from_user(
             name.as_mut_ptr().cast::<c_char>(),
-            q.sym_name_addr as usize as *const c_char,
+            src.as_const_ptr().cast::<c_char>(),
             NAME_LEN as c_long,
         )
     };
@@ -106,13 +182,14 @@ fn by_symbol(q: &mut Query) -> Result {
         NAME_LEN => return Err(ENAMETOOLONG),
         _ => {}
     }
-    q.sym_addr = vmlinux_address(&name).or_else(|e| {
+    let addr = vmlinux_address(&name).or_else(|e| {
         if e == ENOENT {
             module_address(&name)
         } else {
             Err(e)
         }
-    })? as u64;
+    })?;
+    q.sym_addr = u64::from_safe_cast(addr);
     Ok(())
 }
 
@@ -196,11 +273,11 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
     if q.sym_name_size == 0 {
         return Err(EINVAL);
     }
-    let addr = q.sym_addr as usize;
+    let addr = kernel_addr(q.sym_addr)?;
     let mut name = [0u8; NAME_LEN];
     let (mut size, mut offset) = (0, 0);
     let mut modname: *mut c_char = core::ptr::null_mut();
-    let mut owner = [0u8; 56];
+    let mut owner = [0u8; OWNER_LEN];
     let (found, bpf) = {
         // The module that `modname` points into may go away once this RCU read section ends:
         // its name is copied out before then.
@@ -243,18 +320,15 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
         return Err(ENOENT);
     }
     let len = name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
-    if (q.sym_name_size as usize) < len {
+    if buf_len::<usize>(q.sym_name_size) < len {
         return Err(ENAMETOOLONG);
     }
-    copy_to_user(
-        q.sym_name_addr as usize as *mut c_void,
-        name.as_ptr().cast(),
-        len,
-    )?;
-    q.sym_name_size = len as u64;
+    let dst = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
+    copy_to_user(dst.as_mut_ptr(), name.as_ptr().cast(), len)?;
+    q.sym_name_size = u64::from_safe_cast(len);
     if ver1 {
-        q.sym_start = (addr - offset) as u64;
-        q.sym_size = size as u64;
+        q.sym_start = u64::from_safe_cast(addr - offset);
+        q.sym_size = u64::from_safe_cast(size);
         // All of it: the caller's struct may hold a longer name from an earlier answer.
         q.sym_owner = owner;
     }

@@ -4,6 +4,7 @@
 //! [`Kallsyms::open`] uses the `KALLSYMS_QUERY` ioctl when the kernel has it and falls back to
 //! reading and parsing the text file (once, into a sorted table) when it does not.
 
+use std::ffi::{c_int, c_ulong};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::os::fd::AsRawFd;
@@ -12,6 +13,14 @@ const KALLSYMS: &str = "/proc/kallsyms";
 const QUERY_BY_SYMBOL: u64 = 0x01;
 const QUERY_BY_ADDR: u64 = 0x02;
 const NAME_LEN: usize = 512;
+
+/// `KALLSYMS_QUERY_SIZE_VER0`: the size of the first struct version, the seed's.
+const SIZE_VER0: u64 = 40;
+/// `KALLSYMS_QUERY_SIZE_VER1`: the size of [`RawQuery`].
+const SIZE_VER1: u64 = 120;
+/// `sizeof(sym_owner)`: room for any module name (`MODULE_NAME_LEN`, `64 - sizeof(unsigned
+/// long)` in the kernel, is at most 60).
+const OWNER_LEN: usize = 64;
 
 /// `struct kallsyms_query`, version 1 (include/uapi/linux/fs.h).
 #[repr(C)]
@@ -23,15 +32,21 @@ struct RawQuery {
     sym_name_size: u64,
     sym_start: u64,
     sym_size: u64,
-    sym_owner: [u8; 56],
+    sym_owner: [u8; OWNER_LEN],
 }
+
+const _: () = assert!(std::mem::size_of::<RawQuery>() as u64 == SIZE_VER1);
+// MODULE_NAME_LEN is 64 - sizeof(unsigned long): 56 on 64-bit kernels, 60 on 32-bit ones.
+const _: () = assert!(OWNER_LEN >= 60);
 
 /// `_IOWR(PROCFS_IOCTL_MAGIC ('f'), 18, struct kallsyms_query)`, with the version-0 size (40):
 /// the size inside the struct, not in the command, says which version the caller speaks.
-const KALLSYMS_QUERY: u64 = (3 << 30) | (40 << 16) | ((b'f' as u64) << 8) | 18;
+/// `unsigned long`, as ioctl(2) takes it: 32 bits in 32-bit processes.
+const KALLSYMS_QUERY: c_ulong =
+    (3 << 30) | ((SIZE_VER0 as c_ulong) << 16) | ((b'f' as c_ulong) << 8) | 18;
 
 extern "C" {
-    fn ioctl(fd: i32, request: u64, ...) -> i32;
+    fn ioctl(fd: c_int, request: c_ulong, ...) -> c_int;
 }
 
 /// A symbol that covers an address.
@@ -213,7 +228,7 @@ fn raw(flags: u64) -> RawQuery {
         sym_name_size: 0,
         sym_start: 0,
         sym_size: 0,
-        sym_owner: [0; 56],
+        sym_owner: [0; OWNER_LEN],
     }
 }
 
@@ -227,4 +242,34 @@ fn query(f: &File, q: &mut RawQuery) -> Result<(), Error> {
 
 fn cstr(b: &[u8]) -> String {
     String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    #[test]
+    fn raw_query_is_the_version_1_layout() {
+        assert_eq!(size_of::<RawQuery>(), 120);
+        assert_eq!(offset_of!(RawQuery, sym_name_size) + 8, SIZE_VER0 as usize);
+        assert_eq!(offset_of!(RawQuery, sym_start), 40);
+        assert_eq!(offset_of!(RawQuery, sym_size), 48);
+        assert_eq!(offset_of!(RawQuery, sym_owner), 56);
+        assert_eq!(raw(QUERY_BY_ADDR).size, 120);
+    }
+
+    #[test]
+    fn ioctl_command_is_iowr_f_18_with_the_version_0_size() {
+        assert_eq!(KALLSYMS_QUERY, 0xc028_6612);
+    }
+
+    #[test]
+    fn owner_fills_the_field() {
+        let mut owner = [b'm'; OWNER_LEN];
+        owner[OWNER_LEN - 1] = 0;
+        assert_eq!(cstr(&owner).len(), OWNER_LEN - 1);
+        assert_eq!(cstr(b"bpf\0\0\0"), "bpf");
+        assert_eq!(cstr(&[0; OWNER_LEN]), "");
+    }
 }

@@ -32,12 +32,16 @@ struct kallsyms_query {
 	__u64 sym_name_size;
 	__u64 sym_start;
 	__u64 sym_size;
-	char sym_owner[56];
+	char sym_owner[64];	/* any MODULE_NAME_LEN: 64 - sizeof(unsigned long) */
 };
 
+/* A size between two versions gets the fields of the older one. */
 #define KALLSYMS_QUERY_SIZE_VER0	40
-#define KALLSYMS_QUERY_SIZE_VER1	112
+#define KALLSYMS_QUERY_SIZE_VER1	120
 #endif
+
+_Static_assert(sizeof(struct kallsyms_query) == KALLSYMS_QUERY_SIZE_VER1,
+	       "struct kallsyms_query is not the version-1 layout");
 
 /*
  * Shared by the tests and benchmarks: BY_ADDR of @addr with the name into

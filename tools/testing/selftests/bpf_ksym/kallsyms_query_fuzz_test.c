@@ -324,8 +324,8 @@ static uint64_t next(void)
 
 static void structured(struct fuzz_case *c)
 {
-	static const uint32_t sizes[] = { 0, 1, 8, 39, 40, 41, 64, 111, 112, 113, 120, 4095,
-					   4096, 4097, 1 << 20 };
+	static const uint32_t sizes[] = { 0, 1, 8, 39, 40, 41, 64, 111, 112, 113, 119, 120, 121,
+					   4095, 4096, 4097, 1 << 20 };
 	static const uint64_t flags[] = { KALLSYMS_QUERY_BY_SYMBOL, KALLSYMS_QUERY_BY_ADDR,
 					   KALLSYMS_QUERY_BY_SYMBOL | KALLSYMS_QUERY_BY_ADDR, 0,
 					   4, 1ull << 63 };

@@ -5,6 +5,7 @@
  * symbol.
  */
 #include <fcntl.h>
+#include <stddef.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -73,7 +74,7 @@ TEST(owner_of_a_reused_struct_is_written_whole)
 	char name[512];
 	int fd = kq_fd(), prog = load_tiny_prog("kq_owner");
 	struct prog_syms ps;
-	/* All 56 bytes: ASSERT_STREQ would stop at the first NUL. */
+	/* The whole field: ASSERT_STREQ would stop at the first NUL. */
 	char none[sizeof(q.sym_owner)] = "", bpf[sizeof(q.sym_owner)] = "bpf";
 
 	ASSERT_LE(0, prog);
@@ -113,6 +114,72 @@ TEST(version0_callers_get_no_version1_fields)
 	/* Nothing beyond the 40 bytes the caller declared is written. */
 	ASSERT_EQ(0xababababababababULL, q.sym_start);
 	close(fd);
+}
+
+/* Where @q differs from @fill at or past byte @from, or sizeof(*q) if nowhere. */
+static size_t changed_from(const struct kallsyms_query *q, size_t from, unsigned char fill)
+{
+	const unsigned char *p = (const void *)q;
+
+	while (from < sizeof(*q) && p[from] == fill)
+		from++;
+	return from;
+}
+
+/*
+ * 112 bytes: version 1 before sym_owner grew to 64, now a size between
+ * versions 0 and 1, which is version 0 with bytes the kernel does not know:
+ * the answer is the version-0 fields, and nothing past them is written.
+ */
+TEST(size_between_versions_gets_version0_fields)
+{
+	unsigned long long addr;
+	struct kallsyms_query q;
+	char name[512];
+	int fd = kq_fd();
+
+	ASSERT_LT(KALLSYMS_QUERY_SIZE_VER0, 112);
+	ASSERT_GT(KALLSYMS_QUERY_SIZE_VER1, 112);
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+
+	memset(&q, 0xab, sizeof(q));
+	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
+	q.sym_addr = addr;
+	q.sym_name_addr = (unsigned long)name;
+	q.sym_name_size = sizeof(name);
+	ASSERT_EQ(0, kq(fd, &q, 112));
+	ASSERT_STREQ("bpf_user_rnd_u32", name);
+	ASSERT_EQ(strlen(name) + 1, q.sym_name_size);
+	ASSERT_EQ(sizeof(q), changed_from(&q, KALLSYMS_QUERY_SIZE_VER0, 0xab));
+
+	/*
+	 * BY_SYMBOL clears the version-1 fields of version-1 callers only; the
+	 * same for every size between the versions.
+	 */
+	for (size_t size = 112; size < KALLSYMS_QUERY_SIZE_VER1; size += 7) {
+		memset(&q, 0xab, sizeof(q));
+		q.query_flags = KALLSYMS_QUERY_BY_SYMBOL;
+		q.sym_name_addr = (unsigned long)"bpf_user_rnd_u32";
+		q.sym_addr = 0;
+		q.sym_name_size = 0;
+		ASSERT_EQ(0, kq(fd, &q, size));
+		ASSERT_EQ(addr, q.sym_addr);
+		ASSERT_EQ(sizeof(q), changed_from(&q, KALLSYMS_QUERY_SIZE_VER0, 0xab));
+	}
+	close(fd);
+}
+
+/* sym_owner holds any module name: MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
+TEST(owner_holds_any_module_name)
+{
+	struct kallsyms_query q;
+
+	/* 56 bytes on 64-bit kernels, 60 on 32-bit ones, whatever this program's word size. */
+	ASSERT_LE(60, sizeof(q.sym_owner));
+	ASSERT_LE(64 - sizeof(unsigned long), sizeof(q.sym_owner));
+	ASSERT_EQ(KALLSYMS_QUERY_SIZE_VER1, sizeof(q));
+	ASSERT_EQ(KALLSYMS_QUERY_SIZE_VER1,
+		  offsetof(struct kallsyms_query, sym_owner) + sizeof(q.sym_owner));
 }
 
 TEST(by_symbol_clears_the_version1_fields)
