@@ -9,7 +9,25 @@ out=$BUILD/initramfs-$FLAVOR.cpio.gz
 tests=$BUILD/tests
 step "building selftests and initramfs"
 mkdir -p "$tests"
-make -s -C "$ROOT/tools/testing/selftests/bpf_ksym" KSRC="$BUILD/src" OUT="$tests" ||
+# Upstream's tools/testing/selftests/bpf/progs/bpf_iter_ksym.c (patched by patches/0005),
+# for iter_ksym_upstream_test, includes <vmlinux.h>: this flavour's BTF as C, dumped with
+# the distribution's bpftool. One directory per flavour, as struct kallsym_iter differs
+# between the registries; vmlinux.h is replaced only when the BTF changed, so the
+# object is rebuilt only then. Without a built kernel there is neither.
+gen=$BUILD/bpf-$FLAVOR
+gen_arg=()
+if [ -f "$KOUT/vmlinux" ]; then
+	mkdir -p "$gen"
+	/usr/sbin/bpftool btf dump file "$KOUT/vmlinux" format c >"$gen/vmlinux.h.tmp" ||
+		die "bpftool could not dump the BTF of $KOUT/vmlinux"
+	if cmp -s "$gen/vmlinux.h.tmp" "$gen/vmlinux.h"; then
+		rm "$gen/vmlinux.h.tmp"
+	else
+		mv "$gen/vmlinux.h.tmp" "$gen/vmlinux.h"
+	fi
+	gen_arg=(GEN="$gen")
+fi
+make -s -C "$ROOT/tools/testing/selftests/bpf_ksym" KSRC="$BUILD/src" OUT="$tests" "${gen_arg[@]}" ||
 	die "building tools/testing/selftests/bpf_ksym failed"
 make -s -C "$ROOT/samples/kallsyms_query" OUT="$tests" ||
 	die "building samples/kallsyms_query failed"
@@ -37,6 +55,7 @@ cp "$ROOT/scripts/guest/demo.sh" "$ROOT/scripts/guest/kmemleak_scan.sh" "$tests"
 	"$tests"/bench_registry "$tests"/bench_query "$tests"/kallsyms_query \
 	"$ROOT/tools/testing/selftests/bpf_ksym/kallsyms_query.corpus" "$root/bpf_ksym/"
 [ -f "$tests/ksym_test_mod.ko" ] && cp "$tests/ksym_test_mod.ko" "$root/bpf_ksym/"
+[ -f "$gen/bpf_iter_ksym.bpf.o" ] && cp "$gen/bpf_iter_ksym.bpf.o" "$root/bpf_ksym/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 
