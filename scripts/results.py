@@ -126,8 +126,12 @@ def scan(path, variant, corpus=None):
         if not done or (asked and done[-1] != asked.group(1)):
             problems.append('fuzz boot ran %s inputs, %s were asked for'
                             % (done[-1] if done else 'no', asked.group(1) if asked else 'some'))
-    for want in ('bpf_ksym', 'rust_rbtree_latch'):
-        if variant == 'rust' and count_kunit and want not in suites:
+    # Suites every test kernel runs, and those only the Rust registry has.
+    wanted = ['rust_doctests_kernel', 'rust_rbtree_latch', 'kallsyms_query']
+    if variant == 'rust':
+        wanted.append('bpf_ksym')
+    for want in wanted:
+        if count_kunit and want not in suites:
             problems.append('the %s KUnit suite did not run' % want)
     if not ended:
         problems.append('guest did not finish its run (hang or panic)')
