@@ -18,7 +18,9 @@ SPLAT = re.compile(r'(WARNING:|BUG:|kernel BUG at|Call Trace:|Oops|Kernel panic|
                    r'kmemleak: .* new suspected|unreferenced object|ODEBUG:|'
                    r'list_\w+ corruption|TIMEOUT after)')
 KUNIT_CASE = re.compile(r'^ {4}(not ok|ok) \d+ (\S+)(.*)$')
-TAP_CASE = re.compile(r'^(not ok|ok) \d+ (\S+)(.*)$')
+# kselftest_harness names every case "fixture.test"; a KUnit suite re-run from a
+# kselftest prints its own "ok N suite" lines into the same output.
+TAP_CASE = re.compile(r'^(not ok|ok) \d+ (\S+\.\S+)(.*)$')
 
 
 def scan(path, variant, corpus=None):
