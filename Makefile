@@ -10,6 +10,8 @@
 #   make bench               the Rust registry against mainline C, every figure
 #   make bench-query         KALLSYMS_QUERY against parsing /proc/kallsyms
 #   make build               install, fetch, patch, configure, build (no boot)
+#   make configs             build vmlinux in every config matrix entry (CONFIGS=...)
+#   EXTRA_CONFIG=cfi         kCFI kernel (config/cfi.config); also debug, fineibt
 #   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n)
 #
 # Every stage prints what it does and how long it took; see README.md.
@@ -24,7 +26,7 @@ FUZZ_SEED ?= 1
 S := scripts
 
 .PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
-	test-debug fuzz \
+	test-debug fuzz configs \
 	bench bench-query
 
 all: test
@@ -93,6 +95,11 @@ bench:
 # KALLSYMS_QUERY against parsing the text, as symbolizers do; writes build/bench/query.json.
 bench-query: build
 	@python3 $(S)/bench-query.py
+
+# One line per configuration: ours, BPF_SYSCALL=n, MODULES=n, BPF_JIT=n,
+# KALLSYMS_ALL=n, KUNIT=n, RUST=n, kCFI; each must link (scripts/configs.sh).
+configs: tree
+	@bash -c '. $(S)/lib.sh; timed configs bash $(S)/configs.sh'
 
 shell: build
 	@bash $(S)/boot.sh shell

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `make configs`: build the kernel in every configuration the new options'
+# `depends on` allows and users build, one line per configuration.
+#
+# Each entry is our fragment (config/bpf_ksym.config, Rust registry) with one
+# change. Matrix kernels build vmlinux only and without debug info (no DWARF,
+# no BTF): that halves the build, and none of the options under test depends
+# on it. Each has its own build directory (build/kernel-matrix-<name>), so a
+# second run is incremental. CONFIGS="name ..." picks entries.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+declare -A CHANGE=(
+	[ours]=''
+	[no-bpf-syscall]='# CONFIG_BPF_SYSCALL is not set'
+	[no-modules]='# CONFIG_MODULES is not set'
+	[no-bpf-jit]='# CONFIG_BPF_JIT is not set'
+	[no-kallsyms-all]='# CONFIG_KALLSYMS_ALL is not set'
+	[no-kunit]='# CONFIG_KUNIT is not set'
+	[no-rust]='# CONFIG_RUST is not set'
+	[cfi]=$'CONFIG_CFI=y\nCONFIG_CFI_ICALL_NORMALIZE_INTEGERS=y\n# CONFIG_X86_KERNEL_IBT is not set'
+)
+ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-rust cfi)
+read -r -a names <<<"${CONFIGS:-${ORDER[*]}}"
+for n in "${names[@]}"; do
+	[ -n "${CHANGE[$n]+set}" ] || die "unknown configuration '$n' (known: ${ORDER[*]})"
+done
+
+# What each line reports: the options of this work, as olddefconfig left them.
+OURS=(BPF_KSYM_RUST BPF_KSYM_KUNIT_TEST KALLSYMS_QUERY KALLSYMS_QUERY_KUNIT_TEST RUST_KERNEL_DOCTESTS)
+value() { grep -E "^CONFIG_$1=" "$2" | cut -d= -f2- || echo n; }
+
+results=()
+failed=0
+for n in "${names[@]}"; do
+	out=$BUILD/kernel-matrix-$n
+	mkdir -p "$out"
+	frag=$out/matrix.config change=$out/change.config
+	printf '%s\n' "${CHANGE[$n]}" >"$change"
+	{
+		printf 'CONFIG_BPF_KSYM_RUST=y\nCONFIG_BPF_KSYM_KUNIT_TEST=y\n'
+		printf '# CONFIG_DEBUG_INFO_DWARF5 is not set\nCONFIG_DEBUG_INFO_NONE=y\n'
+		cat "$change"
+	} >"$frag"
+	step "configs: $n (log $out/build.log)"
+	t0=$(date +%s)
+	mk() { make -C "$BUILD/src" O="$out" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }
+	status=built
+	if ! { mk tinyconfig &&
+		KCONFIG_CONFIG="$out/.config" "$BUILD/src/scripts/kconfig/merge_config.sh" -m -O "$out" \
+			"$out/.config" "$ROOT/config/bpf_ksym.config" "$frag" &&
+		mk olddefconfig; } >"$out/build.log" 2>&1; then
+		status="FAILED to configure"
+	fi
+	# The change itself must have survived olddefconfig, or the line would lie.
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*) opt=${line%%=*}; want=${line#*=} ;;
+		'# CONFIG_'*' is not set') opt=${line#\# }; opt=${opt%% *}; want=n ;;
+		*) continue ;;
+		esac
+		have=$(value "${opt#CONFIG_}" "$out/.config")
+		[ "$have" = "$want" ] || status="FAILED: $opt=$want was dropped by olddefconfig"
+	done <"$change"
+	if [ "$status" = built ]; then
+		if ! mk vmlinux >>"$out/build.log" 2>&1; then
+			# The bindings' dep file race (see build-kernel.sh): once more.
+			mk vmlinux >>"$out/build.log" 2>&1 || status="FAILED to build (see $out/build.log)"
+		fi
+	fi
+	[ "$status" = built ] || failed=1
+	opts=""
+	for o in "${OURS[@]}"; do opts+=" $o=$(value "$o" "$out/.config")"; done
+	line=$(printf '%-16s %-10s %5ss %s' "$n" "$status" $(($(date +%s) - t0)) "$opts")
+	[ "$status" = built ] || line=$(printf '%-16s %s' "$n" "$status")
+	results+=("$line")
+	note "$line"
+	[ "$status" = built ] || grep -E -m20 '(error|Error)[: ]' "$out/build.log" >&2 || true
+done
+
+echo "== configs ($(date -u +%Y-%m-%d), $(nproc) cpus): name, result, build time, options"
+printf '%s\n' "${results[@]}"
+[ $failed = 0 ] || die "a configuration did not build; see its build.log"
