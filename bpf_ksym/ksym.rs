@@ -35,7 +35,7 @@ use kernel::{
 ///   the symbol, and the symbol is not reused while registered.
 /// - `fp_start` and `fp_end` may change while the symbol is registered: `bpf_trampoline_update()`
 ///   registers a trampoline's image before `arch_prepare_bpf_trampoline()` writes its
-///   frame-pointer range. They are read with `READ_ONCE()` semantics.
+///   frame-pointer range, with `WRITE_ONCE()`. They are read with `READ_ONCE()` semantics.
 /// - `lnode`, `tnode` and `seq` are written only by the registry, under its writer lock.
 #[repr(transparent)]
 pub(crate) struct Ksym(Opaque<bindings::bpf_ksym>);
@@ -121,11 +121,10 @@ impl Ksym {
     /// Whether the JIT image keeps a frame pointer at `addr`.
     pub(crate) fn has_frame_pointer_at(&self, addr: usize) -> bool {
         let k = self.as_raw();
-        // SAFETY: `fp_start` and `fp_end` are aligned `u32`s of a valid `bpf_ksym`, read once
-        // each with `READ_ONCE()` semantics, since the x86 JIT may write them while the symbol is
-        // registered (type invariants). That write happens before the trampoline image can run
-        // (it is attached only after `arch_prepare_bpf_trampoline()` returns), and the unwinder
-        // asks only about addresses of running code, so it does not race with this read.
+        // SAFETY: `fp_start` and `fp_end` are aligned `u32`s of a valid `bpf_ksym`. The x86 JIT
+        // writes a trampoline's while it is registered (type invariants), with `WRITE_ONCE()`
+        // (patches/0008); every other access is before registration. Reading each once with
+        // `READ_ONCE()` semantics is thus free of data races as LKMM defines them.
         let (fp_start, fp_end) = unsafe {
             (
                 Atomic::from_ptr(&raw mut (*k).fp_start).load(Relaxed),
