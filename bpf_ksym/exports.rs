@@ -15,7 +15,12 @@ use crate::{
 };
 use kernel::{
     bindings,
-    ffi::{c_char, c_int, c_uint, c_ulong},
+    ffi::{
+        c_char,
+        c_int,
+        c_uint,
+        c_ulong, //
+    },
     prelude::*,
     sync::{
         atomic::{
@@ -71,8 +76,9 @@ pub unsafe extern "C" fn bpf_ksym_del(ksym: *mut bindings::bpf_ksym) {
 ///
 /// `fp` is a valid program.
 unsafe fn kallsyms_candidate(fp: *mut bindings::bpf_prog) -> bool {
-    // SAFETY: `fp` is valid, per the safety requirements.
-    unsafe { (*fp).jited() != 0 && !bindings::bpf_prog_was_classic(fp) }
+    // SAFETY: `fp` is valid, per the safety requirements; the bitfield is read through the raw
+    // accessor, as other fields of the program may be written meanwhile.
+    unsafe { bindings::bpf_prog::jited_raw(fp) != 0 && !bindings::bpf_prog_was_classic(fp) }
 }
 
 /// Registers a program (or subprogram) under `bpf_prog_<tag>[_<name>]`.
@@ -92,9 +98,10 @@ pub unsafe extern "C" fn bpf_prog_kallsyms_add(fp: *mut bindings::bpf_prog) {
     if !unsafe { kallsyms_candidate(fp) } {
         return;
     }
-    // SAFETY: `fp` and its `aux` are valid; `token` is set at load time and not changed after.
+    // SAFETY: `fp` is valid; `aux` is set at allocation and not changed after.
     let aux = unsafe { (*fp).aux };
-    // SAFETY: `token` is NULL or a valid token of the program.
+    // SAFETY: `aux` is valid; `token` is set at load time, not changed after, and is NULL or a
+    // valid token of the program.
     if !unsafe { bindings::bpf_token_capable((*aux).token, bindings::CAP_BPF as c_int) } {
         return;
     }
@@ -192,7 +199,8 @@ pub(crate) fn warned_without_rcu() -> bool {
 /// programs.
 ///
 /// Warns once, as C's `WARN_ON_ONCE(!rcu_read_lock_held())`, when called outside an RCU read
-/// section (checked with `CONFIG_PROVE_RCU`): the program could be freed under its caller.
+/// section (lockdep knows: `CONFIG_DEBUG_LOCK_ALLOC`, which `CONFIG_PROVE_RCU` selects): the
+/// program could be freed under its caller.
 ///
 /// # Safety
 ///
