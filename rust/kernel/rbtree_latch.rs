@@ -84,11 +84,18 @@ macro_rules! impl_has_latch_tree_node {
         unsafe impl$(<$($generics)*>)? $crate::rbtree_latch::HasLatchTreeNode for $self {
             #[inline]
             unsafe fn raw_get_node(this: *const Self) -> *mut $crate::bindings::latch_tree_node {
-                // SAFETY: The caller promises that `this` points to a valid `Self`; only the
-                // field's address is computed.
-                let field: *const $crate::types::Opaque<$crate::bindings::latch_tree_node> =
-                    unsafe { &raw const (*this).$field };
-                $crate::types::Opaque::cast_into(field)
+                // Statically ensure that `$field` is a field of `Self`, not reached through
+                // `Deref`.
+                if false {
+                    let _: usize = ::core::mem::offset_of!(Self, $field);
+                }
+                // SAFETY: The caller promises that `this` points to a valid `Self`. A shared
+                // reference to an `Opaque` may coexist with writes to its contents, and taking
+                // one does not compile for a field of a `#[repr(packed)]` struct, whose node
+                // could be misaligned.
+                let field: &$crate::types::Opaque<$crate::bindings::latch_tree_node> =
+                    unsafe { &(*this).$field };
+                field.get()
             }
 
             #[inline]
@@ -181,7 +188,8 @@ pub trait LatchTreeItem: HasLatchTreeNode {
 /// }
 /// // SAFETY: Single writer and `a` is in the tree.
 /// unsafe { tree.erase(&a) };
-/// // No reader can still see `a`: the only one, above, ended on this thread.
+/// // Readers may see an erased item until a grace period has passed.
+/// rcu::synchronize_rcu();
 /// drop(a);
 /// ```
 pub struct LatchTree<T: LatchTreeItem> {
@@ -454,10 +462,12 @@ mod tests {
             assert_eq!(found(&tree, s.start + 1), want);
         }
         for s in spans.iter().skip(1).step_by(2) {
-            // SAFETY: Single writer; `s` is in the tree. No reader is left on this thread.
+            // SAFETY: Single writer; `s` is in the tree.
             unsafe { tree.erase(s) };
         }
         assert_eq!(found(&tree, 0x1000), None);
+        // Erased items stay readable until a grace period has passed; only then are they freed.
+        rcu::synchronize_rcu();
         Ok(())
     }
 }
