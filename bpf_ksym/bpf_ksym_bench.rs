@@ -139,10 +139,11 @@ impl Symbols {
             // All zeroes is a valid `bpf_ksym`: integers, bytes, NULL links, `false`.
             syms.push(Opaque::zeroed(), GFP_KERNEL)?;
         }
-        let mut this = Self { syms };
+        let this = Self { syms };
         // INVARIANT: `syms` is full now and never pushed to again; `reset` initialises `lnode`.
         for i in 0..n {
-            this.reset(i, 0, 0);
+            // SAFETY: Not registered: never added yet.
+            unsafe { this.reset(i, 0, 0) };
         }
         Ok(this)
     }
@@ -158,8 +159,11 @@ impl Symbols {
 
     /// Makes symbol `i` cover `[start, end]`, unregistered, named `bpf_ksym_bench`.
     ///
-    /// The caller makes sure the symbol is not registered and no reader still sees it.
-    fn reset(&mut self, i: usize, start: usize, end: usize) {
+    /// # Safety
+    ///
+    /// Symbol `i` is not registered, and a grace period has passed since it was deleted, so that
+    /// no reader still sees it.
+    unsafe fn reset(&self, i: usize, start: usize, end: usize) {
         let p = self.ptr(i);
         const NAME: &[u8] = b"bpf_ksym_bench\0";
         // SAFETY: `p` is valid and, per the caller, not visible to the registry or readers, so
@@ -172,15 +176,26 @@ impl Symbols {
         }
     }
 
-    fn add(&self, i: usize) {
-        // SAFETY: The symbol is filled in with an empty `lnode` and, by the type invariant,
-        // stays at this address until it is deleted and a grace period has passed (`Drop`).
+    /// Registers symbol `i`.
+    ///
+    /// # Safety
+    ///
+    /// Symbol `i` was [`Symbols::reset`] since it was last added.
+    unsafe fn add(&self, i: usize) {
+        // SAFETY: The symbol is filled in with an empty `lnode` (safety requirements) and, by
+        // the type invariant, stays at this address until it is deleted and a grace period has
+        // passed (`Drop`).
         unsafe { bindings::bpf_ksym_add(self.ptr(i)) };
     }
 
-    fn del(&self, i: usize) {
-        // SAFETY: `lnode` was initialised (type invariant); deleting an unregistered one is a
-        // no-op.
+    /// Unregisters symbol `i`, if it is registered.
+    ///
+    /// # Safety
+    ///
+    /// Symbol `i` is registered, or unregistered with an empty `lnode` (fresh from
+    /// [`Symbols::reset`]): not deleted before without a `reset` since.
+    unsafe fn del(&self, i: usize) {
+        // SAFETY: Per the safety requirements; deleting an unregistered one is a no-op.
         unsafe { bindings::bpf_ksym_del(self.ptr(i)) };
     }
 }
@@ -188,7 +203,9 @@ impl Symbols {
 impl Drop for Symbols {
     fn drop(&mut self) {
         for i in 0..self.syms.len() {
-            self.del(i);
+            // SAFETY: Every symbol is registered, or unregistered with an empty `lnode` (type
+            // invariant: `Drop` runs outside the window between a `del` and its `reset`).
+            unsafe { self.del(i) };
         }
         // Readers may still hold a pointer into `syms` until a grace period has passed.
         rcu::synchronize_rcu();
@@ -246,11 +263,13 @@ fn best_of(mut timed: impl FnMut() -> Result<i64>) -> Result<i64> {
 }
 
 fn run_size(n: usize, ops: usize) -> Result {
-    let mut resident = Symbols::new(n)?;
+    let resident = Symbols::new(n)?;
     for i in 0..n {
         let start = resident.slot(i);
-        resident.reset(i, start, start + SYM_LEN);
-        resident.add(i);
+        // SAFETY: Fresh from `Symbols::new`: never added.
+        unsafe { resident.reset(i, start, start + SYM_LEN) };
+        // SAFETY: Just reset.
+        unsafe { resident.add(i) };
     }
     let start = |i| resident.slot(i);
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -313,19 +332,22 @@ fn time_address_lookup(n: usize, ops: usize, rng: &mut Rng, resident: &Symbols) 
 /// Times adding and deleting one symbol at a random place among the `n` resident ones: what
 /// loading and unloading a program costs the registry.
 fn time_add_del(n: usize, pairs: usize, rng: &mut Rng, resident: &Symbols) -> Result<i64> {
-    let mut spare = Symbols::new(BATCH)?;
+    let spare = Symbols::new(BATCH)?;
     let mut ns = 0;
     let mut done = 0;
     while done < pairs {
         let batch = BATCH.min(pairs - done);
         for j in 0..batch {
             let start = resident.slot(rng.below(n)) + GAP_OFFSET;
-            spare.reset(j, start, start + GAP_LEN);
+            // SAFETY: Never added, or deleted before the last grace period below.
+            unsafe { spare.reset(j, start, start + GAP_LEN) };
         }
         let t0 = Instant::<Monotonic>::now();
         for j in 0..batch {
-            spare.add(j);
-            spare.del(j);
+            // SAFETY: Reset above.
+            unsafe { spare.add(j) };
+            // SAFETY: Added just now.
+            unsafe { spare.del(j) };
         }
         ns += t0.elapsed().as_nanos();
         // The deleted symbols are reused for the next batch: wait out their readers first.
@@ -334,7 +356,8 @@ fn time_add_del(n: usize, pairs: usize, rng: &mut Rng, resident: &Symbols) -> Re
     }
     // Deleted symbols still have `lnode` linked; leave them all unregistered for `Drop`.
     for j in 0..BATCH {
-        spare.reset(j, 0, 0);
+        // SAFETY: Deleted before the last grace period, or never added.
+        unsafe { spare.reset(j, 0, 0) };
     }
     Ok(ns)
 }
