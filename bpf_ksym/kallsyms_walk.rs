@@ -18,8 +18,14 @@
 //! every symbol registered for the whole read; symbols added or removed during the read may or
 //! may not appear.
 
-use crate::{ksym::Ksym, registry};
-use kernel::{bindings, sync::rcu};
+use crate::{
+    ksym::Ksym,
+    registry, //
+};
+use kernel::{
+    bindings,
+    sync::rcu, //
+};
 
 /// Finds the symbol for index `symnum` and moves the cursor `cur` there.
 ///

@@ -90,7 +90,7 @@ unsafe fn btf_func_name<'a>(
     // SAFETY: The verifier checked `type_id` against `btf`.
     let ty = unsafe { bindings::btf_type_by_id(btf, info.type_id) };
     if ty.is_null() {
-        // Only without `CONFIG_BPF_SYSCALL`, whose stub knows no types.
+        // An id outside `btf`, or no BTF at all (the stub without `CONFIG_BPF_SYSCALL`).
         return None;
     }
     // SAFETY: `ty` is a valid type of `btf`, whose string section holds its name.

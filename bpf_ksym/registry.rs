@@ -16,20 +16,25 @@ use kernel::{
     prelude::*,
     rbtree_latch::LatchTree,
     sync::{
-        atomic::{Acquire, Atomic, Relaxed, Release},
-        global_lock, rcu,
+        atomic::{
+            Acquire,
+            Atomic,
+            Relaxed,
+            Release, //
+        },
+        global_lock,
+        rcu, //
     },
     types::Opaque,
     warn_on, //
 };
 
-/// Aligned to a cache line as C's `bpf_tree` (`__cacheline_aligned`): every lookup reads its
+/// Aligned to a cache line (`SMP_CACHE_BYTES`) as C's `bpf_tree` (`__cacheline_aligned`): every lookup reads its
 /// sequence count, which should not share a line with data that writers dirty.
 #[repr(C, align(64))]
 struct CachelineAligned<T>(T);
 
-const _: () =
-    assert!(core::mem::align_of::<CachelineAligned<()>>() >= bindings::L1_CACHE_BYTES as usize);
+static_assert!(core::mem::align_of::<CachelineAligned<()>>() >= bindings::SMP_CACHE_BYTES as usize);
 
 #[link_section = ".data..cacheline_aligned"]
 static TREE: CachelineAligned<LatchTree<Ksym>> = CachelineAligned(LatchTree::new());
