@@ -21,6 +21,19 @@ declare -A CHANGE=(
 	[cfi]=$'CONFIG_CFI=y\nCONFIG_CFI_ICALL_NORMALIZE_INTEGERS=y\n# CONFIG_X86_KERNEL_IBT is not set'
 )
 ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-rust cfi)
+# What each entry must have, or the line would claim a build of code that was
+# configured out (e.g. RUST dropped because rustc cannot do kCFI).
+both='RUST=y BPF_KSYM_RUST=y KALLSYMS_QUERY=y'
+declare -A REQUIRE=(
+	[ours]="$both BPF_KSYM_KUNIT_TEST=y KALLSYMS_QUERY_KUNIT_TEST=y RUST_KERNEL_DOCTESTS=y"
+	[no-bpf-syscall]="$both"
+	[no-modules]="$both"
+	[no-bpf-jit]='RUST=y BPF_KSYM_RUST=n KALLSYMS_QUERY=y'
+	[no-kallsyms-all]="$both"
+	[no-kunit]="$both BPF_KSYM_KUNIT_TEST=n"
+	[no-rust]='BPF_KSYM_RUST=n KALLSYMS_QUERY=n BPF_JIT=y'
+	[cfi]="$both CFI=y"
+)
 read -r -a names <<<"${CONFIGS:-${ORDER[*]}}"
 for n in "${names[@]}"; do
 	[ -n "${CHANGE[$n]+set}" ] || die "unknown configuration '$n' (known: ${ORDER[*]})"
@@ -62,6 +75,10 @@ for n in "${names[@]}"; do
 		have=$(value "${opt#CONFIG_}" "$out/.config")
 		[ "$have" = "$want" ] || status="FAILED: $opt=$want was dropped by olddefconfig"
 	done <"$change"
+	for req in ${REQUIRE[$n]}; do
+		have=$(value "${req%%=*}" "$out/.config")
+		[ "$have" = "${req#*=}" ] || status="FAILED: needs ${req%%=*}=${req#*=}, config has $have"
+	done
 	if [ "$status" = built ]; then
 		if ! mk vmlinux >>"$out/build.log" 2>&1; then
 			# The bindings' dep file race (see build-kernel.sh): once more.

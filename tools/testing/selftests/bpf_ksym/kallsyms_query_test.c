@@ -127,9 +127,9 @@ static size_t changed_from(const struct kallsyms_query *q, size_t from, unsigned
 }
 
 /*
- * 112 bytes: version 1 before sym_owner grew to 64, now a size between
- * versions 0 and 1, which is version 0 with bytes the kernel does not know:
- * the answer is the version-0 fields, and nothing past them is written.
+ * A size between versions 0 and 1 (112 and 119 here) is version 0 with bytes
+ * the kernel does not know: the answer is the version-0 fields, and nothing
+ * past them is written.
  */
 TEST(size_between_versions_gets_version0_fields)
 {
