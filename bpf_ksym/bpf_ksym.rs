@@ -28,3 +28,8 @@ mod registry;
 
 #[cfg(CONFIG_BPF_KSYM_KUNIT_TEST)]
 mod tests;
+
+/// The prefix of this crate's log lines (`pr_info!` and friends), which `module!` would define
+/// for a module; the registry is built in.
+#[cfg(all(CONFIG_BPF_KSYM_KUNIT_TEST, CONFIG_PROVE_RCU))]
+const __LOG_PREFIX: &[u8] = b"bpf_ksym\0";

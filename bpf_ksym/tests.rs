@@ -429,12 +429,12 @@ mod cases {
         // It warns once per boot: a re-run of the suite (kunit_rerun_test) expects no warning.
         let first = !crate::exports::warned_without_rcu();
         if first {
-            pr_info!("bpf_ksym: expected WARNING begins\n");
+            pr_info!("expected WARNING begins\n");
         }
         // SAFETY: Only compared with NULL: deliberately called without the RCU read lock.
         let prog = unsafe { bpf_prog_ksym_find(0) };
         if first {
-            pr_info!("bpf_ksym: expected WARNING ends\n");
+            pr_info!("expected WARNING ends\n");
         }
         assert!(prog.is_null());
         assert!(crate::exports::warned_without_rcu());
