@@ -93,8 +93,9 @@ macro_rules! impl_has_latch_tree_node {
                 // reference to an `Opaque` may coexist with writes to its contents, and taking
                 // one does not compile for a field of a `#[repr(packed)]` struct, whose node
                 // could be misaligned.
-                let field: &$crate::types::Opaque<$crate::bindings::latch_tree_node> =
-                    unsafe { &(*this).$field };
+                let field = unsafe { &(*this).$field };
+                // Does not compile unless the field is an `Opaque<latch_tree_node>`.
+                let field: &$crate::types::Opaque<$crate::bindings::latch_tree_node> = field;
                 field.get()
             }
 
