@@ -182,8 +182,11 @@ mod cases {
         assert_eq!(off, 0x80);
         assert!(lookup(start - 1).is_none());
         // A synthetic symbol is no program.
-        // SAFETY: Only compared with NULL.
-        assert!(unsafe { bpf_prog_ksym_find(start) }.is_null());
+        {
+            let _rcu = rcu::read_lock();
+            // SAFETY: Only compared with NULL, under the RCU read lock the function requires.
+            assert!(unsafe { bpf_prog_ksym_find(start) }.is_null());
+        }
 
         // SAFETY: `s` was added above.
         unsafe { bpf_ksym_del(s.raw()) };
