@@ -121,10 +121,9 @@ impl Ksym {
     /// Whether the JIT image keeps a frame pointer at `addr`.
     pub(crate) fn has_frame_pointer_at(&self, addr: usize) -> bool {
         let k = self.as_raw();
-        // SAFETY: `fp_start` and `fp_end` are aligned `u32`s of a valid `bpf_ksym`. The x86 JIT
-        // writes a trampoline's while it is registered (type invariants), with `WRITE_ONCE()`
-        // (patches/0008); every other access is before registration. Reading each once with
-        // `READ_ONCE()` semantics is thus free of data races as LKMM defines them.
+        // The x86 JIT writes a trampoline's range while it is registered (type invariants), with
+        // `WRITE_ONCE()` (patches/0008); every other write is before registration.
+        // SAFETY: Aligned `u32`s of a valid `bpf_ksym`, read once each: no LKMM data race.
         let (fp_start, fp_end) = unsafe {
             (
                 Atomic::from_ptr(&raw mut (*k).fp_start).load(Relaxed),

@@ -89,10 +89,9 @@ macro_rules! impl_has_latch_tree_node {
                 if false {
                     let _: usize = ::core::mem::offset_of!(Self, $field);
                 }
-                // SAFETY: The caller promises that `this` points to a valid `Self`. A shared
-                // reference to an `Opaque` may coexist with writes to its contents, and taking
-                // one does not compile for a field of a `#[repr(packed)]` struct, whose node
-                // could be misaligned.
+                // A shared reference to an `Opaque` may coexist with writes to its contents, and
+                // taking one does not compile for a (maybe misaligned) `#[repr(packed)]` field.
+                // SAFETY: The caller promises that `this` points to a valid `Self`.
                 let field = unsafe { &(*this).$field };
                 // Does not compile unless the field is an `Opaque<latch_tree_node>`.
                 let field: &$crate::types::Opaque<$crate::bindings::latch_tree_node> = field;
