@@ -263,7 +263,7 @@ impl<T: LatchTreeItem> LatchTree<T> {
         loop {
             // SAFETY: `seq` is a valid `seqcount_latch_t`, by the type invariant.
             let seq = unsafe { bindings::read_seqcount_latch(self.seq()) };
-            let found = self.find_in((seq & 1) as usize, key);
+            let found = self.find_in((seq & 1) as usize, key, _rcu);
             // SAFETY: As above.
             if unsafe { !bindings::read_seqcount_latch_retry(self.seq(), seq) } {
                 // SAFETY: Items stay live until a grace period after erasure, by the type
@@ -276,8 +276,9 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// Searches copy `idx`. The copy may be under modification, in which case the result is
     /// discarded by the sequence check; the walk itself stays within live items and ends,
     /// because `rb_insert_color` and `rb_erase` never make a node reachable from itself.
+    /// `_rcu` keeps every item it may reach live.
     #[inline]
-    fn find_in(&self, idx: usize, key: &T::Key) -> Option<*const T> {
+    fn find_in(&self, idx: usize, key: &T::Key, _rcu: &rcu::Guard) -> Option<*const T> {
         // SAFETY: `rb_root(idx)` is valid; the read may race with a writer, hence volatile, as
         // C's `rcu_dereference_raw()`.
         let mut node = unsafe { ptr::read_volatile(&raw const (*self.rb_root(idx)).rb_node) };
@@ -285,8 +286,9 @@ impl<T: LatchTreeItem> LatchTree<T> {
             // SAFETY: `node` was reached from copy `idx`, so it is the copy-`idx` node of a
             // linked item.
             let item = unsafe { Self::item(node, idx) };
-            // SAFETY: Linked items are live for the RCU read section of the caller, and `node`
-            // is one of their nodes.
+            // SAFETY: Items reached from the tree stay live until a grace period after their
+            // erasure, by the type invariant, and `_rcu` holds the RCU read lock; `node` is one
+            // of their nodes.
             let next = unsafe {
                 match (*item).compare(key) {
                     Ordering::Less => &raw const (*node).rb_left,
@@ -338,8 +340,10 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// # Safety
     ///
     /// - Calls to [`LatchTree::insert`] and [`LatchTree::erase`] are serialized.
-    /// - `item` is not in the tree, and stays live and does not move until it is erased and an
-    ///   RCU grace period has elapsed: the trees link its embedded node by address.
+    /// - `item`'s node is not linked into this or any other latch tree, and no reader of an
+    ///   earlier linking may still reach it (a grace period passed since it was erased).
+    /// - `item` stays live and does not move until it is erased and an RCU grace period has
+    ///   elapsed: the trees link its embedded node by address.
     pub unsafe fn insert(&self, item: &T) {
         // SAFETY: `seq` is valid; the caller serializes writers.
         unsafe { bindings::write_seqcount_latch_begin(self.seq()) };
