@@ -32,9 +32,6 @@ use kernel::{
     warn_on, //
 };
 
-/// `BPF_SYM_ELF_TYPE` of `include/linux/filter.h`: BPF code is local text.
-const BPF_SYM_ELF_TYPE: c_char = b't' as c_char;
-
 /// Readies the registry at boot.
 ///
 /// # Safety
@@ -52,7 +49,8 @@ pub unsafe extern "C" fn bpf_ksym_init() -> c_int {
 /// # Safety
 ///
 /// `ksym` is valid, filled in, has an empty `lnode`, and stays valid until [`bpf_ksym_del`] and
-/// an RCU grace period after it.
+/// an RCU grace period after it. If it was registered before, a grace period has passed since
+/// its [`bpf_ksym_del`] (before its `lnode` was initialised again).
 #[export]
 pub unsafe extern "C" fn bpf_ksym_add(ksym: *mut bindings::bpf_ksym) {
     // SAFETY: Per the safety requirements.
@@ -295,20 +293,21 @@ pub unsafe extern "C" fn bpf_get_kallsym_next(
 ) -> c_int {
     // SAFETY: Reads two sysctl integers.
     if !unsafe { bindings::bpf_jit_kallsyms_enabled() } {
-        return -(bindings::ERANGE as c_int);
+        return ERANGE.to_errno();
     }
     let rcu = rcu::read_lock();
     // SAFETY: `cur` is valid, exclusively ours, and was zeroed or last written by `symbol_at`,
     // per the safety requirements.
     let Some(ksym) = (unsafe { kallsyms_walk::symbol_at(&mut *cur, symnum, &rcu) }) else {
-        return -(bindings::ERANGE as c_int);
+        return ERANGE.to_errno();
     };
     // SAFETY: `sym` holds `KSYM_NAME_LEN` bytes, per the safety requirements.
     ksym.copy_name(unsafe { &mut *sym.cast() });
     // SAFETY: The pointers are valid, per the safety requirements.
     unsafe {
         *value = ksym.start();
-        *type_ = BPF_SYM_ELF_TYPE;
+        // BPF code is local text.
+        *type_ = bindings::BPF_SYM_ELF_TYPE as c_char;
     }
     0
 }

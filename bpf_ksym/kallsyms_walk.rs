@@ -31,8 +31,8 @@ use kernel::{
 ///
 /// # Safety
 ///
-/// `cur` is all zeroes, or was last written by this function (its `ksym` is then a symbol that
-/// was registered when its `removals` was read).
+/// `cur` is all zeroes, or was last written by this function (its `ksym` is then a symbol reached
+/// in the read section whose removal count is its `removals`).
 pub(crate) unsafe fn symbol_at<'a>(
     cur: &mut bindings::bpf_ksym_cursor,
     symnum: u32,
@@ -44,14 +44,17 @@ pub(crate) unsafe fn symbol_at<'a>(
         // A fresh walk or a jump (`lseek()`): count from the head, as mainline does.
         registry::iter(rcu).nth(symnum as usize)
     } else if removals == cur.removals {
-        // SAFETY: `cur.ksym` was registered when `cur.removals` was read (safety requirements),
-        // and no symbol was removed since, so it is still registered and stays valid for this
-        // RCU read section (see `registry::del`).
+        // SAFETY: `cur.ksym` was reached in the read section that read `cur.removals` (safety
+        // requirements), and this section read the same count. So either `cur.ksym` is still
+        // registered, or its `del` stored the next count after this section loaded the count:
+        // that load reads before the store, which precedes the grace period its owner waits
+        // for before freeing or reusing it, so this read section ends before that grace
+        // period does. Either way `cur.ksym` and its `next` stay valid for `rcu`.
         let last = unsafe { Ksym::from_raw(cur.ksym.cast_mut()) };
         if again {
             Some(last)
         } else {
-            // SAFETY: `last` is registered now, within `rcu`.
+            // SAFETY: `last` is validated for `rcu` by the unchanged removal count, as above.
             unsafe { registry::iter_from(last, rcu) }.next()
         }
     } else {

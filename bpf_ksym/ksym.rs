@@ -28,11 +28,12 @@ use kernel::{
 ///
 /// # Invariants
 ///
-/// From the owner's `bpf_ksym_add()` until an RCU grace period after its `bpf_ksym_del()`, the
-/// struct is valid and stays at its address, and:
+/// While a `&Ksym` exists (from the owner's `bpf_ksym_add()`, or its `bpf_ksym_del()` of a symbol
+/// it may never have added, until an RCU grace period after its `bpf_ksym_del()`), the struct is
+/// valid and stays at its address, and:
 ///
-/// - `start`, `end`, `name` and `prog` do not change: every owner fills them in before it adds
-///   the symbol, and the symbol is not reused while registered.
+/// - `start`, `end`, `name` and `prog` are not written concurrently: every owner fills them in
+///   before it adds the symbol, and reuses it only a grace period after deleting it.
 /// - `fp_start` and `fp_end` may change while the symbol is registered: `bpf_trampoline_update()`
 ///   registers a trampoline's image before `arch_prepare_bpf_trampoline()` writes its
 ///   frame-pointer range, with `WRITE_ONCE()`. They are read with `READ_ONCE()` semantics.
@@ -91,8 +92,8 @@ impl Ksym {
     ///
     /// # Safety
     ///
-    /// The caller holds the registry's writer lock and the symbol is not registered, so no
-    /// reader looks at it.
+    /// The caller holds the registry's writer lock, the symbol is not registered, and a grace
+    /// period has passed since it was last removed, so no reader looks at it.
     pub(crate) unsafe fn set_seq(&self, seq: u64) {
         // SAFETY: Nothing reads or writes the field concurrently, per the safety requirements.
         unsafe { (*self.as_raw()).seq = seq };

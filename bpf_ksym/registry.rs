@@ -19,7 +19,6 @@ use kernel::{
         atomic::{
             Acquire,
             Atomic,
-            Relaxed,
             Release, //
         },
         global_lock,
@@ -29,8 +28,9 @@ use kernel::{
     warn_on, //
 };
 
-/// Aligned to a cache line (`SMP_CACHE_BYTES`) as C's `bpf_tree` (`__cacheline_aligned`): every lookup reads its
-/// sequence count, which should not share a line with data that writers dirty.
+/// Aligned to a cache line (`SMP_CACHE_BYTES`) as C's `bpf_tree` (`__cacheline_aligned`): every
+/// lookup reads its sequence count, which should not share a line with data that writers dirty.
+/// The build fails on an architecture with longer lines, rather than share one silently.
 #[repr(C, align(64))]
 struct CachelineAligned<T>(T);
 
@@ -75,8 +75,9 @@ pub(crate) unsafe fn init() {
 ///
 /// # Safety
 ///
-/// `ksym` is not registered, and stays valid until it is removed with [`del`] and an RCU grace
-/// period has elapsed.
+/// `ksym` is not registered; if it was before, an RCU grace period has elapsed since [`del`]
+/// removed it and its `lnode` was initialised again. It stays valid until it is removed with
+/// [`del`] and an RCU grace period has elapsed.
 #[inline]
 pub(crate) unsafe fn add(ksym: &Ksym) {
     let mut next_seq = WRITER.lock();
@@ -117,7 +118,7 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
     unsafe { bindings::list_del_rcu(lnode) };
     // Before `del` returns, hence before the owner can start the grace period that frees
     // `ksym`: a walker that still reads the old count may dereference its cursor.
-    REMOVALS.store(REMOVALS.load(Relaxed).wrapping_add(1), Release);
+    REMOVALS.fetch_add(1, Release);
 }
 
 /// How many symbols were removed so far.
@@ -141,10 +142,12 @@ pub(crate) fn iter(rcu: &rcu::Guard) -> impl Iterator<Item = &Ksym> {
 ///
 /// # Safety
 ///
-/// `ksym` was registered at some point during the RCU read section `rcu` (reached from the
-/// registry under it, or known to be still registered when it began): its `next` then stays a
-/// valid list node for the read section, even if `ksym` is removed meanwhile, and it has not
-/// been initialised again (owners reuse a symbol only after a grace period).
+/// `ksym` was reached from the registry in the RCU read section `rcu`, or was reached in an
+/// earlier read section and [`removals`] read in `rcu` returns the count read in that one (a
+/// `del` whose count `rcu` does not see precedes the grace period its owner waits for before
+/// freeing or reusing the symbol). Its `next` then stays a valid list node for `rcu`, even if
+/// `ksym` is removed meanwhile, and is not initialised again (owners reuse a symbol only after a
+/// grace period).
 pub(crate) unsafe fn iter_from<'a>(
     ksym: &'a Ksym,
     rcu: &'a rcu::Guard,
