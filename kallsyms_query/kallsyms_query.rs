@@ -152,7 +152,15 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     }
     // Write back the fields of the caller's version, nothing past them.
     let len = if ver1 { SIZE_VER1 } else { SIZE_VER0 };
-    copy_to_user(uarg, (&raw const q).cast(), len)
+    copy_to_user(uarg, &query_bytes(&q)[..len])
+}
+
+/// The bytes of `q`, as the caller's struct holds them.
+fn query_bytes(q: &Query) -> &[u8] {
+    // SAFETY: `q` is valid for reads of its size, and every byte of it is initialised: the
+    // struct is `__u64`s and a `char` array with no padding (its size is the sum of theirs,
+    // `SIZE_VER1`, checked at build time).
+    unsafe { core::slice::from_raw_parts((&raw const *q).cast::<u8>(), size_of::<Query>()) }
 }
 
 /// `KALLSYMS_QUERY_BY_SYMBOL`: the address of the symbol named at `sym_name_addr`.
@@ -182,9 +190,11 @@ fn by_symbol(q: &mut Query) -> Result {
         NAME_LEN => return Err(ENAMETOOLONG),
         _ => {}
     }
-    let addr = vmlinux_address(&name).or_else(|e| {
+    // `strncpy_from_user` stopped at the first NUL, at `len`.
+    let name = CStr::from_bytes_with_nul(&name[..=len as usize]).map_err(|_| EINVAL)?;
+    let addr = vmlinux_address(name).or_else(|e| {
         if e == ENOENT {
-            module_address(&name)
+            module_address(name)
         } else {
             Err(e)
         }
@@ -193,12 +203,11 @@ fn by_symbol(q: &mut Query) -> Result {
     Ok(())
 }
 
-/// The one address of `name` (NUL-terminated) in vmlinux; aliases at one address are fine.
-fn vmlinux_address(name: &[u8]) -> Result<usize> {
+/// The one address of `name` in vmlinux; aliases at one address are fine.
+fn vmlinux_address(name: &CStr) -> Result<usize> {
     let (mut start, mut end) = (0, 0);
     // SAFETY: `name` is NUL-terminated; `start` and `end` are valid.
-    if unsafe { bindings::kallsyms_query_find_names(name.as_ptr().cast(), &mut start, &mut end) }
-        != 0
+    if unsafe { bindings::kallsyms_query_find_names(name.as_char_ptr(), &mut start, &mut end) } != 0
     {
         return Err(ENOENT);
     }
@@ -244,14 +253,10 @@ unsafe extern "C" fn module_symbol(data: *mut c_void, name: *const c_char, addr:
     }
 }
 
-/// The one address of `name` (NUL-terminated) among the loaded modules.
-fn module_address(name: &[u8]) -> Result<usize> {
-    let len = name
-        .iter()
-        .position(|&b| b == 0)
-        .map_or(name.len(), |n| n + 1);
+/// The one address of `name` among the loaded modules.
+fn module_address(name: &CStr) -> Result<usize> {
     let mut find = ModuleFind {
-        name: &name[..len],
+        name: name.to_bytes_with_nul(),
         addr: None,
     };
     // SAFETY: `module_symbol` matches the callback type and `find` outlives the walk.
@@ -324,7 +329,7 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
         return Err(ENAMETOOLONG);
     }
     let dst = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
-    copy_to_user(dst.as_mut_ptr(), name.as_ptr().cast(), len)?;
+    copy_to_user(dst.as_mut_ptr(), &name[..len])?;
     q.sym_name_size = u64::from_safe_cast(len);
     if ver1 {
         q.sym_start = u64::from_safe_cast(addr - offset);
@@ -343,10 +348,10 @@ fn copy_from_user(dst: &mut u64, src: *const c_void) -> Result {
     }
 }
 
-fn copy_to_user(dst: *mut c_void, src: *const c_void, len: usize) -> Result {
-    // SAFETY: `src` is valid for `len` bytes (all callers pass kernel buffers of that size);
-    // `dst` is a user pointer.
-    match unsafe { bindings::copy_to_user(dst, src, len as c_ulong) } {
+fn copy_to_user(dst: *mut c_void, src: &[u8]) -> Result {
+    // SAFETY: `src` is valid for reads of its length; `dst` is a user pointer, checked by the
+    // callee.
+    match unsafe { bindings::copy_to_user(dst, src.as_ptr().cast(), src.len() as c_ulong) } {
         0 => Ok(()),
         _ => Err(EFAULT),
     }

@@ -79,14 +79,4 @@ mod cases {
         assert!(buf_len::<usize>(u64::MAX) >= NAME_LEN);
         assert!(u64::from(buf_len::<u32>(0x1_0000_0000)) >= u64::from_safe_cast(NAME_LEN));
     }
-
-    /// `sym_owner` holds any module name with its NUL, and "bpf".
-    #[test]
-    fn owner_holds_any_module_name() {
-        assert!(MODULE_NAME_LEN <= OWNER_LEN);
-        // `64 - sizeof(unsigned long)` (include/linux/moduleparam.h) on every architecture.
-        assert_eq!(MODULE_NAME_LEN, 64 - size_of::<c_ulong>());
-        assert!(b"bpf\0".len() <= OWNER_LEN);
-        assert_eq!(size_of::<Query>(), SIZE_VER1);
-    }
 }
