@@ -18,9 +18,10 @@ declare -A CHANGE=(
 	[no-kallsyms-all]='# CONFIG_KALLSYMS_ALL is not set'
 	[no-kunit]='# CONFIG_KUNIT is not set'
 	[no-rust]='# CONFIG_RUST is not set'
+	[no-initrd]='# CONFIG_BLK_DEV_INITRD is not set'
 	[cfi]=$'CONFIG_CFI=y\nCONFIG_CFI_ICALL_NORMALIZE_INTEGERS=y\n# CONFIG_X86_KERNEL_IBT is not set'
 )
-ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-rust cfi)
+ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-rust no-initrd cfi)
 # What each entry must have, or the line would claim a build of code that was
 # configured out (e.g. RUST dropped because rustc cannot do kCFI).
 both='RUST=y BPF_KSYM_RUST=y KALLSYMS_QUERY=y'
@@ -32,6 +33,7 @@ declare -A REQUIRE=(
 	[no-kallsyms-all]="$both"
 	[no-kunit]="$both BPF_KSYM_KUNIT_TEST=n"
 	[no-rust]='BPF_KSYM_RUST=n KALLSYMS_QUERY=n BPF_JIT=y'
+	[no-initrd]="$both BPF_KSYM_BENCH=y"
 	[cfi]="$both CFI=y"
 )
 read -r -a names <<<"${CONFIGS:-${ORDER[*]}}"
