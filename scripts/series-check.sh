@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `make series-check`: take build/series/ as a maintainer would. On a fresh
+# checkout of the pristine tree, `git am` each patch, run checkpatch.pl
+# --strict on it and build vmlinux (our config fragment, Rust registry, no
+# debug info; incremental after the first patch, in build/kernel-series).
+# Prints one line per patch, then compares the final tree with build/src,
+# the tree `make build` builds. NO_BUILD=1 skips the builds (checkpatch
+# only: what `make lint` runs).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+BASE_GIT=$CACHE/linux-$KVER.git
+SERIES=$BUILD/series
+TREE=$BUILD/series-check-tree
+OUT=$BUILD/kernel-series
+[ -s "$BASE_GIT/bpf_ksym-base" ] && [ -d "$SERIES" ] || die "no series: run 'make series' first"
+base=$(cat "$BASE_GIT/bpf_ksym-base")
+
+step "fresh checkout of linux-$KVER for git am ($TREE)"
+rm -rf "$TREE"
+git clone -q --shared --no-checkout "$BASE_GIT" "$TREE"
+git -C "$TREE" checkout -q -b series-check "$base"
+git -C "$TREE" config user.name "$(git -C "$ROOT" config user.name)"
+git -C "$TREE" config user.email "$(git -C "$ROOT" config user.email)"
+
+mkdir -p "$OUT"
+frag=$OUT/series.config
+printf '# CONFIG_DEBUG_INFO_DWARF5 is not set\nCONFIG_DEBUG_INFO_NONE=y\n' >"$frag"
+mk() { make -C "$TREE" O="$OUT" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }
+# Options a patch does not know yet are dropped; the next patch's Kconfig
+# brings them back, so the config is made again before every build.
+configure() {
+	mk tinyconfig &&
+		KCONFIG_CONFIG="$OUT/.config" "$TREE/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
+			"$OUT/.config" "$ROOT/config/bpf_ksym.config" "$frag" &&
+		mk olddefconfig
+}
+
+lines=()
+failed=0
+for p in "$SERIES"/0*.patch; do
+	n=$(basename "$p")
+	case "$n" in 0000-cover-letter.patch) continue ;; esac
+	applied=yes built=- cp=-
+	if ! git -C "$TREE" am -q "$p" >"$OUT/am.log" 2>&1; then
+		applied=NO failed=1
+		git -C "$TREE" am --abort >/dev/null 2>&1 || true
+		lines+=("$(printf '%-70.70s %-7s %-9s %s' "$n" "$applied" "-" "$(head -1 "$OUT/am.log")")")
+		break
+	fi
+	# checkpatch: "total: E errors, W warnings, C checks, N lines checked".
+	total=$(cd "$TREE" && scripts/checkpatch.pl --strict --quiet --show-types "$p" 2>&1 |
+		tee "$OUT/checkpatch-${n%.patch}.log" | sed -n 's/^total: //p' || true)
+	if [ -z "$total" ]; then
+		cp=clean
+	else
+		cp=$(echo "$total" | sed 's/ lines checked//;s/ errors\?/E/;s/ warnings\?/W/;s/ checks\?/C/;s/, */ /g')
+	fi
+	if [ "${NO_BUILD:-0}" != 1 ]; then
+		note "building after $n (log $OUT/build-${n%.patch}.log)"
+		if { configure && mk vmlinux; } >"$OUT/build-${n%.patch}.log" 2>&1; then
+			built=yes
+		else
+			built=NO failed=1
+		fi
+	fi
+	[ "$cp" = clean ] || failed=1
+	lines+=("$(printf '%-70.70s %-7s %-6s %s' "$n" "$applied" "$built" "$cp")")
+done
+
+diff_out=$(diff -rq -x .git -x .bpf_ksym_tree -x .complete -x ".checkpatch-camelcase.*" "$TREE" "$BUILD/src" || true)
+step "series-check: $(git -C "$TREE" rev-list --count "$base..HEAD") patches on linux-$KVER"
+printf '%-70s %-7s %-6s %s\n' patch applied built checkpatch
+printf '%s\n' "${lines[@]}"
+if [ -z "$diff_out" ]; then
+	note "final tree = $BUILD/src (the tree make build builds)"
+else
+	failed=1
+	printf '%s\n' "$diff_out" | head -20
+	note "final tree differs from $BUILD/src: run 'make tree series' and check again"
+fi
+note "checkpatch logs: $OUT/checkpatch-*.log"
+exit $failed
