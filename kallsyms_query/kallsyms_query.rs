@@ -20,8 +20,17 @@ use kernel::{
         self,
         FromSafeCast, //
     },
+    page::PAGE_SIZE,
     prelude::*,
-    sync::rcu, //
+    sync::rcu,
+    transmute::{
+        AsBytes,
+        FromBytes, //
+    },
+    uaccess::{
+        UserPtr,
+        UserSlice, //
+    }, //
 };
 
 #[cfg(CONFIG_KALLSYMS_QUERY_KUNIT_TEST)]
@@ -29,10 +38,20 @@ mod tests;
 
 type Query = bindings::kallsyms_query;
 
+/// The user's `struct kallsyms_query`, as bytes to copy in and out.
+#[repr(transparent)]
+struct UserQuery(Query);
+
+// SAFETY: `__u64`s and a `char` array: any bytes are a valid value.
+unsafe impl FromBytes for UserQuery {}
+
+// SAFETY: No padding (the size is the sum of the fields', `SIZE_VER1`, checked below) and no
+// interior mutability: every byte is initialised.
+unsafe impl AsBytes for UserQuery {}
+
 const SIZE_VER0: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER0);
 const SIZE_VER1: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER1);
 const NAME_LEN: usize = casts::u32_as_usize(bindings::KSYM_NAME_LEN);
-const PAGE_SIZE: usize = bindings::PAGE_SIZE;
 
 static_assert!(size_of::<Query>() == SIZE_VER1);
 
@@ -124,27 +143,20 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     if !show_value {
         return Err(EPERM);
     }
-    let mut usize_ = 0u64;
-    copy_from_user(&mut usize_, uarg)?;
-    let usize_ = struct_size(usize_, PAGE_SIZE)?;
-    if usize_ < SIZE_VER0 {
+    let uarg = UserPtr::from_ptr(uarg);
+    let size = UserSlice::new(uarg, size_of::<u64>())
+        .reader()
+        .read::<u64>()?;
+    let size = struct_size(size, PAGE_SIZE)?;
+    if size < SIZE_VER0 {
         return Err(EINVAL);
     }
-    // SAFETY: All zeroes is a valid `kallsyms_query`.
-    let mut q: Query = unsafe { core::mem::zeroed() };
-    // SAFETY: `q` is a valid destination of its size; `uarg` is only used as a user pointer.
-    // Bytes of a larger user struct beyond ours must be zero (`E2BIG` otherwise).
-    to_result(unsafe {
-        bindings::copy_struct_from_user(
-            (&raw mut q).cast(),
-            core::mem::size_of::<Query>(),
-            uarg,
-            usize_,
-        )
-    })?;
+    // Bytes of a larger user struct beyond ours must be zero (`E2BIG` otherwise); a smaller one
+    // leaves the newer fields zero.
+    let UserQuery(mut q) = UserSlice::new(uarg, size).reader().read_struct()?;
 
     // A size between two versions is the older version with bytes we do not know.
-    let ver1 = usize_ >= SIZE_VER1;
+    let ver1 = size >= SIZE_VER1;
     match u32::try_from(q.query_flags) {
         Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_SYMBOL) => by_symbol(&mut q)?,
         Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) => by_addr(&mut q, ver1)?,
@@ -152,15 +164,10 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     }
     // Write back the fields of the caller's version, nothing past them.
     let len = if ver1 { SIZE_VER1 } else { SIZE_VER0 };
-    copy_to_user(uarg, &query_bytes(&q)[..len])
-}
-
-/// The bytes of `q`, as the caller's struct holds them.
-fn query_bytes(q: &Query) -> &[u8] {
-    // SAFETY: `q` is valid for reads of its size, and every byte of it is initialised: the
-    // struct is `__u64`s and a `char` array with no padding (its size is the sum of theirs,
-    // `SIZE_VER1`, checked at build time).
-    unsafe { core::slice::from_raw_parts((&raw const *q).cast::<u8>(), size_of::<Query>()) }
+    let q = UserQuery(q);
+    UserSlice::new(uarg, len)
+        .writer()
+        .write_slice(&q.as_bytes()[..len])
 }
 
 /// `KALLSYMS_QUERY_BY_SYMBOL`: the address of the symbol named at `sym_name_addr`.
@@ -173,25 +180,17 @@ fn by_symbol(q: &mut Query) -> Result {
     q.sym_size = 0;
     q.sym_owner = [0; OWNER_LEN];
     let src = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
-    let mut name = [0u8; NAME_LEN];
-    // SAFETY: `name` holds `NAME_LEN` bytes; the source is a user pointer.
-    let len = unsafe {
-        bindings::strncpy_from_user(
-            name.as_mut_ptr().cast::<c_char>(),
-            src.as_const_ptr().cast::<c_char>(),
-            NAME_LEN as c_long,
-        )
-    };
-    if len < 0 {
-        return Err(Error::from_errno(len as c_int));
-    }
-    match len as usize {
+    // One byte more than the longest name, so that a name too long shows as one of `NAME_LEN`
+    // characters (the reader cuts it there and adds the NUL).
+    let mut buf = [0u8; NAME_LEN + 1];
+    let name = UserSlice::new(src, buf.len())
+        .reader()
+        .strcpy_into_buf(&mut buf)?;
+    match name.to_bytes().len() {
         0 => return Err(EINVAL),
-        NAME_LEN => return Err(ENAMETOOLONG),
+        NAME_LEN.. => return Err(ENAMETOOLONG),
         _ => {}
     }
-    // `strncpy_from_user` stopped at the first NUL, at `len`.
-    let name = CStr::from_bytes_with_nul(&name[..=len as usize]).map_err(|_| EINVAL)?;
     let addr = vmlinux_address(name).or_else(|e| {
         if e == ENOENT {
             module_address(name)
@@ -329,7 +328,9 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
         return Err(ENAMETOOLONG);
     }
     let dst = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
-    copy_to_user(dst.as_mut_ptr(), &name[..len])?;
+    UserSlice::new(dst, len)
+        .writer()
+        .write_slice(&name[..len])?;
     q.sym_name_size = u64::from_safe_cast(len);
     if ver1 {
         q.sym_start = u64::from_safe_cast(addr - offset);
@@ -338,21 +339,4 @@ fn by_addr(q: &mut Query, ver1: bool) -> Result {
         q.sym_owner = owner;
     }
     Ok(())
-}
-
-fn copy_from_user(dst: &mut u64, src: *const c_void) -> Result {
-    // SAFETY: `dst` is valid for 8 bytes; `src` is a user pointer.
-    match unsafe { bindings::copy_from_user(core::ptr::from_mut(dst).cast(), src, 8) } {
-        0 => Ok(()),
-        _ => Err(EFAULT),
-    }
-}
-
-fn copy_to_user(dst: *mut c_void, src: &[u8]) -> Result {
-    // SAFETY: `src` is valid for reads of its length; `dst` is a user pointer, checked by the
-    // callee.
-    match unsafe { bindings::copy_to_user(dst, src.as_ptr().cast(), src.len() as c_ulong) } {
-        0 => Ok(()),
-        _ => Err(EFAULT),
-    }
 }
