@@ -1,14 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-#include <linux/rbtree.h>
 #include <linux/seqlock.h>
-
-__rust_helper void rust_helper_rb_link_node_rcu(struct rb_node *node,
-						struct rb_node *parent,
-						struct rb_node **rb_link)
-{
-	rb_link_node_rcu(node, parent, rb_link);
-}
 
 __rust_helper unsigned int
 rust_helper_read_seqcount_latch(const seqcount_latch_t *s)
