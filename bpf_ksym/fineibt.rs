@@ -13,7 +13,11 @@ use kernel::bindings;
 
 #[cfg(CONFIG_FINEIBT)]
 mod imp {
-    use crate::{ksym::Ksym, prog_name, registry};
+    use crate::{
+        ksym::Ksym,
+        prog_name,
+        registry, //
+    };
     use kernel::bindings;
 
     /// Size of the preamble before a function's entry.

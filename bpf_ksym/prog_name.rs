@@ -6,7 +6,10 @@
 //! BTF function info (it is not cut to `BPF_OBJ_NAME_LEN`), else the name given at load time,
 //! else nothing. Names longer than `KSYM_NAME_LEN - 1` are cut, as C's `snprintf()` does.
 
-use kernel::{bindings, prelude::*};
+use kernel::{
+    bindings,
+    prelude::*, //
+};
 
 /// Fills a fixed buffer, cutting what does not fit and always leaving a terminating NUL.
 struct NameBuf<'a> {

@@ -156,6 +156,13 @@ pub(crate) unsafe fn iter_from<'a>(
     unsafe { iter_after(ksym.lnode(), rcu) }
 }
 
+/// Walks the list after `start` as C's `list_for_each_entry_rcu()` does.
+///
+/// `kernel::list::List` cannot hold these nodes: its links are its own `ListLinks` in items it
+/// owns through `ListArc`, not a C `struct list_head` embedded in structs C allocates, and it has
+/// no RCU traversal (writers there need `&mut List`, readers a shared reference without
+/// concurrent writers).
+///
 /// # Safety
 ///
 /// `start` is the list head or the `lnode` of a symbol valid for the RCU read section `'a`.
