@@ -6,7 +6,8 @@
  *  ioctl: ask KALLSYMS_QUERY, caching per distinct address (as Perfetto does).
  * Each client runs in a freshly exec'd process, cold: it times itself from
  * before it first touches /proc/kallsyms (table build or first query
- * included) to its last answer, and the parent reads its peak RSS. Prints "BENCH query workload=<w> n=<n> text=<x> ioctl=<y> unit=<u>".
+ * included) to its last answer, and the parent reads its peak RSS. Prints
+ * "BENCH query workload=<w> n=<n> text=<x> ioctl=<y> unit=<u>".
  */
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "kselftest.h"
 #include "ksym_util.h"
 #include "kallsyms_query.h"
 
@@ -93,10 +95,16 @@ static const char *ioctl_lookup(int fd, unsigned long long addr, char *buf)
 	return ioctl(fd, KALLSYMS_QUERY, &q) ? NULL : buf;
 }
 
+/* Keep @v alive: the compiler may not drop the reads that computed it. */
+static inline void do_not_optimize(unsigned long v)
+{
+	asm volatile("" : : "r"(v) : "memory");
+}
+
 /* One client run; returns 0 if every lookup found a name. */
 static int client(const char *mode, const char *workload)
 {
-	volatile unsigned long sink = 0;
+	unsigned long sink = 0;
 	char buf[512];
 	int i;
 
@@ -145,6 +153,7 @@ static int client(const char *mode, const char *workload)
 			sink += cache[a][0];
 		}
 	}
+	do_not_optimize(sink);
 	return 0;
 }
 
@@ -254,7 +263,7 @@ int main(int argc, char **argv)
 		    fwrite(stream, sizeof(stream), 1, f) != 1 || fclose(f))
 			return 1;
 	}
-	for (w = 0; w < sizeof(workloads) / sizeof(workloads[0]); w++) {
+	for (w = 0; w < ARRAY_SIZE(workloads); w++) {
 		double ms[2][RUNS];
 
 		/* Interleaved: text, ioctl, text, ioctl, ... */
@@ -262,7 +271,8 @@ int main(int argc, char **argv)
 			for (m = 0; m < 2; m++) {
 				long kib;
 
-				if (measure(m ? "ioctl" : "text", workloads[w].name, &ms[m][r], &kib)) {
+				if (measure(m ? "ioctl" : "text", workloads[w].name, &ms[m][r],
+					    &kib)) {
 					fprintf(stderr, "bench: %s client failed on %s\n",
 						m ? "ioctl" : "text", workloads[w].name);
 					return 1;

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
+#include "kselftest.h"
 #include "kallsyms_query.h"
 #include "ksym_util.h"
 
@@ -68,8 +69,7 @@ static void figure(const char *workload, int n, double value, const char *unit, 
 }
 
 /* A wrong answer: say which, and give no figure at all. */
-static void __attribute__((format(printf, 3, 4))) wrong(const char *workload, int n,
-							 const char *fmt, ...)
+static void __printf(3, 4) wrong(const char *workload, int n, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -143,12 +143,13 @@ static void bench_query_bpf(int fd, int n)
 		k = below(nr_progs);
 		t0 = now_us();
 		if (kq_query(fd, &q, KALLSYMS_QUERY_BY_ADDR, progs[k].addr + below(progs[k].len),
-			  NULL, buf, sizeof(buf)))
+			     NULL, buf, sizeof(buf)))
 			wrong("query_by_addr_bpf", n, "errno %d", errno);
 		t += now_us() - t0;
 		snprintf(want, sizeof(want), "_kb%05d", k);
 		if (q.sym_start != progs[k].addr || strncmp(buf, "bpf_prog_", 9) ||
-		    strlen(buf) < 9 + strlen(want) || strcmp(buf + strlen(buf) - strlen(want), want) || strcmp(q.sym_owner, "bpf"))
+		    strlen(buf) < 9 + strlen(want) ||
+		    strcmp(buf + strlen(buf) - strlen(want), want) || strcmp(q.sym_owner, "bpf"))
 			wrong("query_by_addr_bpf", n, "wrong symbol for program %d", k);
 	}
 	figure("query_by_addr_bpf", n, t / QUERIES, "us", QUERIES);
@@ -206,7 +207,7 @@ static void sample_core(int fd)
 		    q.sym_start != k.addr)
 			continue;
 		core[nr_core].addr = k.addr;
-		strcpy(core[nr_core].name, k.sym);
+		snprintf(core[nr_core].name, sizeof(core[nr_core].name), "%s", k.sym);
 		nr_core++;
 	}
 	if (f)

@@ -268,8 +268,8 @@ TEST_F(upstream, pinned_bpf_iter_ksym_lines_are_whole_and_match_proc_kallsyms)
 		/* The previous line's max size: known now, from this symbol's address. */
 		if (ilno > 3) {
 			ASSERT_EQ(prev.addr != 0, prev.has_size)
-				TH_LOG("line %d (address 0x%llx) %s a max size", ilno - 1, prev.addr,
-				       prev.has_size ? "has" : "lacks");
+				TH_LOG("line %d (address 0x%llx) %s a max size", ilno - 1,
+				       prev.addr, prev.has_size ? "has" : "lacks");
 			if (prev.has_size)
 				ASSERT_EQ((unsigned int)(l.addr - prev.addr), prev.size)
 					TH_LOG("line %d: max size 0x%x, next address 0x%llx",

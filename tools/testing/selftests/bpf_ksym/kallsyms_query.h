@@ -6,6 +6,7 @@
 #ifndef KSYM_KALLSYMS_QUERY_H
 #define KSYM_KALLSYMS_QUERY_H
 
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -40,8 +41,8 @@ struct kallsyms_query {
 #define KALLSYMS_QUERY_SIZE_VER1	120
 #endif
 
-_Static_assert(sizeof(struct kallsyms_query) == KALLSYMS_QUERY_SIZE_VER1,
-	       "struct kallsyms_query is not the version-1 layout");
+static_assert(sizeof(struct kallsyms_query) == KALLSYMS_QUERY_SIZE_VER1,
+	      "struct kallsyms_query is not the version-1 layout");
 
 /*
  * Shared by the tests and benchmarks: BY_ADDR of @addr with the name into

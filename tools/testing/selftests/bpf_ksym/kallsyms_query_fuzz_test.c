@@ -48,12 +48,21 @@ struct fuzz_case {
 	uint64_t addr;		/* random part of the address */
 } __attribute__((packed));
 
-enum { WHERE_PLAIN, WHERE_RDONLY, WHERE_UNMAPPED, WHERE_STRADDLE, WHERE_NULL, WHERE_KERNEL,
-       WHERE_N };
-enum { NAME_CORE, NAME_EMPTY, NAME_511, NAME_512, NAME_4K, NAME_NO_NUL_AT_PAGE_END,
-       NAME_UNMAPPED, NAME_NULL, NAME_KERNEL, NAME_MISSING, NAME_N };
-enum { BUF_PLAIN, BUF_SHORT, BUF_ZERO, BUF_RDONLY, BUF_UNMAPPED, BUF_STRADDLE, BUF_NULL,
-       BUF_KERNEL, BUF_N };
+enum {
+	WHERE_PLAIN, WHERE_RDONLY, WHERE_UNMAPPED, WHERE_STRADDLE, WHERE_NULL, WHERE_KERNEL,
+	WHERE_N
+};
+
+enum {
+	NAME_CORE, NAME_EMPTY, NAME_511, NAME_512, NAME_4K, NAME_NO_NUL_AT_PAGE_END,
+	NAME_UNMAPPED, NAME_NULL, NAME_KERNEL, NAME_MISSING, NAME_N
+};
+
+enum {
+	BUF_PLAIN, BUF_SHORT, BUF_ZERO, BUF_RDONLY, BUF_UNMAPPED, BUF_STRADDLE, BUF_NULL,
+	BUF_KERNEL, BUF_N
+};
+
 enum { ADDR_CORE, ADDR_BPF, ADDR_BPF_END, ADDR_ZERO, ADDR_MAX, ADDR_RANDOM, ADDR_N };
 
 /* Not EPERM: the fuzzer runs as root, to whom addresses are visible. */
@@ -97,7 +106,7 @@ static void setup(void)
 		fclose(f);
 	fd = load_tiny_prog("fuzz_target");
 	if (kfd < 0 || !core_addr || fd < 0 || prog_syms(fd, &ps)) {
-		fprintf(stderr, "fuzz: setup needs root, /proc/kallsyms and BPF\n");
+		fprintf(stderr, "fuzz: %s needs root, /proc/kallsyms and BPF\n", __func__);
 		exit(2);
 	}
 	bpf_addr = ps.addr[0];
@@ -113,7 +122,7 @@ static uint64_t place_name(int kind)
 
 	switch (kind) {
 	case NAME_CORE:
-		strcpy(rw, "bpf_user_rnd_u32");
+		snprintf(rw, PAGE, "%s", "bpf_user_rnd_u32");
 		return (uintptr_t)rw;
 	case NAME_EMPTY:
 		rw[0] = 0;
@@ -137,7 +146,7 @@ static uint64_t place_name(int kind)
 	case NAME_KERNEL:
 		return core_addr;
 	default:
-		strcpy(rw, "no_such_symbol_anywhere_42");
+		snprintf(rw, PAGE, "%s", "no_such_symbol_anywhere_42");
 		return (uintptr_t)rw;
 	}
 }
@@ -253,10 +262,10 @@ static struct outcome run_case(const struct fuzz_case *cin)
 	      where == WHERE_NULL ? 0 : where == WHERE_KERNEL ? core_addr : (unsigned long)uq;
 	o.err = ioctl(kfd, KALLSYMS_QUERY, arg) ? errno : 0;
 
-	for (i = 0; i < (int)(sizeof(documented) / sizeof(documented[0])); i++)
+	for (i = 0; i < (int)ARRAY_SIZE(documented); i++)
 		if (o.err == documented[i])
 			break;
-	if (i == sizeof(documented) / sizeof(documented[0])) {
+	if (i == ARRAY_SIZE(documented)) {
 		o.wrong = 1;
 		o.why = "undocumented errno";
 		return o;
@@ -337,7 +346,7 @@ static void structured(struct fuzz_case *c)
 	c->buf_kind = (r >> 16) % BUF_N | ((r >> 61) & 1 ? 0x80 : 0);
 	c->addr_kind = (r >> 24) % ADDR_N | ((r >> 62) & 1 ? 0x80 : 0);
 	c->extra = (r >> 32) % 4 ? 0 : (uint8_t)(r >> 40);
-	c->size = sizes[(r >> 44) % (sizeof(sizes) / sizeof(sizes[0]))];
+	c->size = sizes[(r >> 44) % ARRAY_SIZE(sizes)];
 	c->name_size = (r >> 48) % 3 ? 512 : (uint32_t)next();
 	c->flags = flags[(r >> 52) % 6 < 4 ? (r >> 52) % 2 : (r >> 55) % 6];
 	c->addr = next();
@@ -392,8 +401,8 @@ static int fuzz(long count, uint64_t seed, bool print_corpus)
 				printf("WRONG %s errno=%d: %s\n", hex, o.err, o.why);
 			continue;
 		}
-		cls = c.flags == KALLSYMS_QUERY_BY_SYMBOL ? 0 : c.flags == KALLSYMS_QUERY_BY_ADDR ? 1 :
-		      c.flags ? 2 : 3;
+		cls = c.flags == KALLSYMS_QUERY_BY_SYMBOL ? 0 :
+		      c.flags == KALLSYMS_QUERY_BY_ADDR ? 1 : c.flags ? 2 : 3;
 		if (!seen[cls][c.where % WHERE_N][o.err]) {
 			seen[cls][c.where % WHERE_N][o.err] = 1;
 			outcomes++;

@@ -309,7 +309,7 @@ static int load_core_names(struct named_addr *seen, int max)
 	while (f && n < max && next_kline(f, &k))
 		if (!k.mod[0] && strlen(k.sym) < sizeof(seen[0].name)) {
 			seen[n].addr = k.addr;
-			strcpy(seen[n++].name, k.sym);
+			snprintf(seen[n++].name, sizeof(seen[0].name), "%s", k.sym);
 		}
 	if (f)
 		fclose(f);
@@ -461,7 +461,8 @@ TEST(every_text_symbol_agrees_with_the_text)
 		if (strcmp(k->mod, "[bpf]")) {
 			err = by_name(fd, k->sym, &addr);
 			ASSERT_TRUE(err == -EADDRNOTAVAIL || (err == 0 && addr == k->addr))
-				TH_LOG("%s: err %d addr %llx, text %llx", k->sym, err, addr, k->addr);
+				TH_LOG("%s: err %d addr %llx, text %llx", k->sym, err, addr,
+				       k->addr);
 		}
 		checked++;
 	}

@@ -131,7 +131,7 @@ TEST(thousand_programs_listed_exactly_with_their_addresses)
 #define MAX_CHURN 200000
 
 struct churn {
-	volatile int stop;
+	int stop;				/* atomic */
 	unsigned long ops;			/* atomic */
 	unsigned long load_op[MAX_CHURN];	/* 0: not loaded (yet) */
 	unsigned long unload_op[MAX_CHURN];	/* 0: still loaded */
@@ -165,7 +165,7 @@ static void *churn_thread(void *arg)
 
 	for (i = 0; i < FIFO; i++)
 		fifo[i] = churn_load(c);
-	while (!c->stop && c->next < MAX_CHURN) {
+	while (!__atomic_load_n(&c->stop, __ATOMIC_SEQ_CST) && c->next < MAX_CHURN) {
 		/* The oldest goes first; its unload number is taken before close(). */
 		__atomic_store_n(&c->unload_op[id0], next_op(c), __ATOMIC_SEQ_CST);
 		close(fifo[head]);
@@ -248,11 +248,10 @@ TEST(listing_during_churn_has_no_duplicate_and_misses_no_live_symbol)
 			}
 		}
 	}
-	c.stop = 1;
+	__atomic_store_n(&c.stop, 1, __ATOMIC_SEQ_CST);
 	pthread_join(t, NULL);
-	TH_LOG("%d reads while %d programs were loaded and unloaded: %d checked as loaded for a "
-	       "whole read, %d missed, %d listed twice, %d out of load order", READS, c.next, whole,
-	       missed, dups, disorder);
+	TH_LOG("%d reads while %d programs were loaded and unloaded: %d checked as loaded for a whole read, %d missed, %d listed twice, %d out of load order",
+	       READS, c.next, whole, missed, dups, disorder);
 	ASSERT_LT(FIFO + 200, c.next) TH_LOG("too little churn to mean anything");
 	ASSERT_LT(1000, whole);
 	if (!have_cursor_walk() && (missed || dups))

@@ -124,7 +124,8 @@ TEST(ksymbol_events_on_program_load_and_unload)
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		fds[cpu] = syscall(__NR_perf_event_open, &attr, -1, cpu, -1, 0);
 		ASSERT_LE(0, fds[cpu]) TH_LOG("perf_event_open: %s", strerror(errno));
-		rings[cpu] = mmap(NULL, page + data, PROT_READ | PROT_WRITE, MAP_SHARED, fds[cpu], 0);
+		rings[cpu] = mmap(NULL, page + data, PROT_READ | PROT_WRITE, MAP_SHARED,
+				  fds[cpu], 0);
 		ASSERT_NE(MAP_FAILED, rings[cpu]);
 	}
 
@@ -171,11 +172,8 @@ TEST(perf_record_shows_ksymbol_event_of_program_loaded_meanwhile)
 
 	/* The perf tool itself, as users run it: load ksym_progs.bpf.o while recording. */
 	rec = system("rm -rf /sys/fs/bpf/ksymbol_probe /tmp/ksymbol.data; "
-		     "perf record -q -a -e dummy -o /tmp/ksymbol.data -- "
-		     "bpftool prog loadall /bpf_ksym/ksym_progs.bpf.o "
-		     "/sys/fs/bpf/ksymbol_probe >/dev/null 2>&1");
-	registered = count_output_lines("perf script -i /tmp/ksymbol.data --show-bpf-events "
-					"2>/dev/null | grep 'PERF_RECORD_KSYMBOL.*flags 0x0 '",
+		     "perf record -q -a -e dummy -o /tmp/ksymbol.data -- bpftool prog loadall /bpf_ksym/ksym_progs.bpf.o /sys/fs/bpf/ksymbol_probe >/dev/null 2>&1");
+	registered = count_output_lines("perf script -i /tmp/ksymbol.data --show-bpf-events 2>/dev/null | grep 'PERF_RECORD_KSYMBOL.*flags 0x0 '",
 					"_ksym_caller");
 	/* Unload before asserting: later tests count this program's lines. */
 	system("rm -rf /sys/fs/bpf/ksymbol_probe /tmp/ksymbol.data");

@@ -33,7 +33,7 @@ int ksym_caller(void *skb)
 	return bpf_get_prandom_u32() & 1;
 }
 
-static __attribute__((noinline)) int ksym_sub(int x)
+static __noinline int ksym_sub(int x)
 {
 	return x * 3 + (bpf_get_prandom_u32() & 1);
 }

@@ -110,6 +110,7 @@ TEST(stack_trace_through_bpf_names_the_program)
 	__u64 stack[32] = {};
 	__u32 key = 0;
 	int i, hit = -1;
+
 	LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = pkt, .data_size_in = sizeof(pkt),
 		    .repeat = 1);
 

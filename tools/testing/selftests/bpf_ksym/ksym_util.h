@@ -204,7 +204,6 @@ static inline int prog_fd(struct bpf_object *o, const char *name)
 	return bpf_program__fd(bpf_object__find_program_by_name(o, name));
 }
 
-
 /* Room for many programs: each holds a file descriptor. */
 static inline void raise_nofile(void)
 {

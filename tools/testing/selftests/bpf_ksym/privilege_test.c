@@ -98,8 +98,10 @@ static int drop_to(__u64 caps)
 	if (prctl(PR_SET_KEEPCAPS, 1) || setresgid(65534, 65534, 65534) ||
 	    setresuid(65534, 65534, 65534))
 		return -errno;
-	d[0].effective = d[0].permitted = caps;
-	d[1].effective = d[1].permitted = caps >> 32;
+	d[0].effective = caps;
+	d[0].permitted = caps;
+	d[1].effective = caps >> 32;
+	d[1].permitted = caps >> 32;
 	return syscall(SYS_capset, &h, d) ? -errno : 0;
 }
 
@@ -313,18 +315,23 @@ static void run_matrix(struct __test_metadata *_metadata, FIXTURE_DATA(matrix) *
 					if (who != ROOT && drop_to(caps_of[who]))
 						_exit(10);
 					look_at_text(self->probe, self->probe_addr, &s);
-					look_at_ioctl(self->probe, self->probe_addr, self->core_addr, &s);
+					look_at_ioctl(self->probe, self->probe_addr,
+						      self->core_addr, &s);
 					look_at_iter(self->probe, self->probe_addr, &s);
 					if (write(pipefd[1], &s, sizeof(s)) != sizeof(s))
 						_exit(11);
 					_exit(0);
 				}
 				close(pipefd[1]);
-				/* Its report fits in the pipe: it has exited without waiting for us. */
+				/*
+				 * Its report fits in the pipe: it has exited without
+				 * waiting for us.
+				 */
 				ASSERT_EQ(pid, waitpid(pid, &status, 0));
 				/* Exit status 10: could not drop to @who's credentials. */
 				ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-					TH_LOG("child for %s failed (status %#x)", who_name[who], status);
+					TH_LOG("child for %s failed (status %#x)", who_name[who],
+					       status);
 				ASSERT_EQ(sizeof(got), read(pipefd[0], &got, sizeof(got)));
 				close(pipefd[0]);
 				compare(_metadata, who, &st, &got, &want, &bad);

@@ -41,7 +41,7 @@ static const char *const known_names[] = {
 enum { BY_TEXT, BY_QUERY, BY_ITER, READERS };
 static atomic_long ops, wrong, checked[READERS];
 static atomic_bool stop;
-static _Atomic unsigned long long addrs[ADDRS];	/* recent BPF addresses, maybe stale */
+static atomic_ullong addrs[ADDRS];	/* recent BPF addresses, maybe stale */
 static atomic_uint addr_next;
 static unsigned long long core_addr;
 
@@ -245,7 +245,8 @@ static void *read_iter(void *arg)
 			if (!parse_iter_line(line, &l))
 				BAD("unparsable iter/ksym line '%.80s'", line);
 			else if (!strcmp(l.kind, "bpf") && !valid_bpf_name(l.name))
-				BAD("iter/ksym names a BPF symbol that never existed: '%s'", l.name);
+				BAD("iter/ksym names a BPF symbol that never existed: '%s'",
+				    l.name);
 			atomic_fetch_add(&checked[BY_ITER], 1);
 		}
 		free(buf);
@@ -259,6 +260,7 @@ static void *run_caller(void *arg)
 {
 	int fd = *(int *)arg;
 	char pkt[64] = {};
+
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_size_in = sizeof(pkt),
 		    .repeat = 100000);
 
@@ -268,8 +270,11 @@ static void *run_caller(void *arg)
 	return NULL;
 }
 
-/* Counts the [bpf] lines; @last gets the newest one's name (the list is in load order). */
-static int bpf_lines(char *last)
+/*
+ * Counts the [bpf] lines; @last (@size bytes) gets the newest one's name (the
+ * list is in load order).
+ */
+static int bpf_lines(char *last, size_t size)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	struct kline k;
@@ -277,7 +282,7 @@ static int bpf_lines(char *last)
 
 	while (f && next_kline(f, &k))
 		if (!strcmp(k.mod, "[bpf]") && ++n && last)
-			strcpy(last, k.sym);
+			snprintf(last, size, "%s", k.sym);
 	if (f)
 		fclose(f);
 	return n;
@@ -296,6 +301,7 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	long total;
 	pthread_t t[6];
 	struct bpf_object *iter_obj, *caller_obj;
+	struct bpf_program *dump;
 	struct bpf_link *iter_link;
 	struct kallsyms_query q;
 	char line[1024];
@@ -307,17 +313,17 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	 * Earlier tests' programs are being freed; what stays (the XDP
 	 * dispatcher's image, once used) is the baseline to come back to.
 	 */
-	for (i = 0; i < 200 && bpf_lines(NULL) > 1; i++)
+	for (i = 0; i < 200 && bpf_lines(NULL, 0) > 1; i++)
 		usleep(50000);
-	baseline = bpf_lines(base_last);
+	baseline = bpf_lines(base_last, sizeof(base_last));
 	ASSERT_GE(1, baseline) TH_LOG("%d BPF symbols 10 s after the earlier tests (newest: %s)",
 				      baseline, base_last);
 	ASSERT_EQ(0, kq_query(kfd, &q, KALLSYMS_QUERY_BY_SYMBOL, 0, CORE_SYM, NULL, 0));
 	core_addr = q.sym_addr;
 	iter_obj = open_obj("ksym_kinds.bpf.o");
 	ASSERT_NE(NULL, iter_obj);
-	iter_link = bpf_program__attach_iter(bpf_object__find_program_by_name(iter_obj, "ksym_dump"),
-					     NULL);
+	dump = bpf_object__find_program_by_name(iter_obj, "ksym_dump");
+	iter_link = bpf_program__attach_iter(dump, NULL);
 	ASSERT_NE(NULL, iter_link);
 	caller_obj = open_progs();
 	ASSERT_NE(NULL, caller_obj);
@@ -359,8 +365,8 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 		if (strstr(sym, "_ksym_caller"))
 			frames++;
 		/* bpf_prog_<16 hex>...: a JIT image (bpf_prog_load and the like are core). */
-		else if (!strncmp(sym, "bpf_prog_", 9) && strlen(sym) >= 25 && is_hex(sym + 9, 16) &&
-			 !valid_bpf_name(sym) && !unknown++)
+		else if (!strncmp(sym, "bpf_prog_", 9) && strlen(sym) >= 25 &&
+			 is_hex(sym + 9, 16) && !valid_bpf_name(sym) && !unknown++)
 			TH_LOG("perf names an unknown BPF program: '%s'", line);
 	}
 	pclose(f);
@@ -369,9 +375,9 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	bpf_link__destroy(iter_link);
 	bpf_object__close(iter_obj);
 	bpf_object__close(caller_obj);
-	for (i = 0; i < 200 && bpf_lines(NULL) > baseline; i++)
+	for (i = 0; i < 200 && bpf_lines(NULL, 0) > baseline; i++)
 		usleep(50000);
-	left = bpf_lines(last) - baseline;
+	left = bpf_lines(last, sizeof(last)) - baseline;
 	total = atomic_load(&checked[BY_TEXT]) + atomic_load(&checked[BY_QUERY]) +
 		atomic_load(&checked[BY_ITER]);
 	printf("# STRESS ops=%ld checked=%ld wrong=%ld perf_frames=%d seconds=%d bpf_lines_before=%d%s%s\n",
@@ -384,8 +390,9 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	EXPECT_LT(0, atomic_load(&checked[BY_ITER])) TH_LOG("no iter/ksym line was read");
 	EXPECT_LT(0, frames) TH_LOG("no perf sample named bpf_prog_<tag>_ksym_caller");
 	EXPECT_EQ(0, unknown) TH_LOG("perf named BPF programs that never existed");
-	EXPECT_EQ(0, left) TH_LOG("%d BPF symbols more than before, after everything was closed"
-				  " (newest: %s)", left, last);
+	EXPECT_EQ(0, left)
+		TH_LOG("%d BPF symbols more than before, after everything was closed (newest: %s)",
+		       left, last);
 	close(kfd);
 }
 
