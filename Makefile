@@ -11,6 +11,8 @@
 #   make bench-query         KALLSYMS_QUERY against parsing /proc/kallsyms
 #   make build               install, fetch, patch, configure, build (no boot)
 #   make configs             build vmlinux in every config matrix entry (CONFIGS=...)
+#   make lint                shellcheck, rustfmt, checkpatch on the series, ksym-query's
+#                            fmt/clippy, htmldocs of our page, results.py's unit tests
 #   make series              the work as a git format-patch series in build/series/
 #   make series-check        git am it on pristine 7.3, build and checkpatch every patch
 #   EXTRA_CONFIG=cfi         kCFI kernel (config/cfi.config); also debug, fineibt
@@ -28,7 +30,7 @@ FUZZ_SEED ?= 1
 S := scripts
 
 .PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
-	test-debug fuzz configs series series-check \
+	test-debug fuzz configs series series-check lint \
 	bench bench-query
 
 all: test
@@ -100,6 +102,8 @@ bench-query: build
 
 # One line per configuration: ours, BPF_SYSCALL=n, MODULES=n, BPF_JIT=n,
 # KALLSYMS_ALL=n, KUNIT=n, RUST=n, kCFI; each must link (scripts/configs.sh).
+lint: series tree
+	@bash -c '. $(S)/lib.sh; timed lint bash $(S)/lint.sh'
 series: source
 	@bash -c '. $(S)/lib.sh; timed series bash $(S)/series.sh'
 series-check: series tree

@@ -12,19 +12,25 @@ if [ -f "$PRISTINE/.complete" ]; then
 	exit 0
 fi
 
-deb=$(ls "$CACHE"/linux-source-"$KVER"_*.deb 2>/dev/null | tail -n 1 || true)
+# The newest download, if any (the names sort by version).
+latest_deb() {
+	local debs=("$CACHE"/linux-source-"$KVER"_*.deb)
+	[ -e "${debs[-1]}" ] && printf '%s\n' "${debs[-1]}"
+}
+deb=$(latest_deb || true)
 if [ -z "$deb" ]; then
 	step "downloading linux-source-$KVER from trixie-backports (~170 MB)"
 	(cd "$CACHE" && apt-get download -q "linux-source-$KVER/trixie-backports") ||
 		(cd "$CACHE" && apt-get download -q "linux-source-$KVER") ||
 		die "apt-get download linux-source-$KVER failed: run scripts/install-deps.sh (it adds trixie-backports) and retry"
-	deb=$(ls "$CACHE"/linux-source-"$KVER"_*.deb | tail -n 1)
+	deb=$(latest_deb) || die "no linux-source-$KVER .deb in $CACHE after the download"
 fi
 
 step "unpacking $(basename "$deb")"
 tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
 dpkg-deb -x "$deb" "$tmp"
-tarball=$(ls "$tmp"/usr/src/linux-source-"$KVER".tar.* | head -n 1)
+tarballs=("$tmp"/usr/src/linux-source-"$KVER".tar.*)
+tarball=${tarballs[0]}
 rm -rf "$PRISTINE"
 mkdir -p "$PRISTINE"
 tar -xf "$tarball" -C "$PRISTINE" --strip-components=1

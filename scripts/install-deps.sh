@@ -18,6 +18,7 @@ PKGS=(
 	make patch flex bison bc libelf-dev libssl-dev cpio dwarves kmod rsync xz-utils
 	qemu-system-x86 busybox-static bpftool linux-perf
 	libbpf-dev zlib1g-dev libzstd-dev python3 zstd
+	shellcheck python3-pytest python3-sphinx python3-yaml
 )
 
 missing=()
@@ -55,9 +56,15 @@ EOS
 fi
 
 # Rust: the library source for the kernel's core/alloc build, and bindgen.
-if ! rustup component list --installed 2>/dev/null | grep -q '^rust-src'; then
-	step "rustup: adding rust-src"
-	rustup component add rust-src
+installed=$(rustup component list --installed 2>/dev/null || true)
+# rust-src for the kernel's core; clippy (CLIPPY=1 builds) and rustfmt for make lint.
+wanted=()
+for c in rust-src clippy rustfmt; do
+	grep -q "^$c" <<<"$installed" || wanted+=("$c")
+done
+if [ ${#wanted[@]} -gt 0 ]; then
+	step "rustup: adding ${wanted[*]}"
+	rustup component add "${wanted[@]}"
 fi
 if ! command -v bindgen >/dev/null 2>&1; then
 	step "cargo: installing bindgen-cli (about 1.5 min)"

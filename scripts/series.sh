@@ -85,7 +85,7 @@ have=$(sort "$covered")
 [ "$(printf '%s\n' "$have" | uniq -d)" = "" ] ||
 	die "in two patches of scripts/series: $(printf '%s\n' "$have" | uniq -d | tr '\n' ' ')"
 missing=$(comm -23 <(printf '%s\n' "$want") <(printf '%s\n' "$have" | sort -u))
-[ -z "$missing" ] || die "in no patch of scripts/series (add them to one): $(echo $missing)"
+[ -z "$missing" ] || die "in no patch of scripts/series (add them to one): ${missing//$'\n'/ }"
 
 git -C "$TREE" format-patch -q --cover-letter --base="$base" -o "$OUT" "$base..HEAD"
 cover=$(ls "$OUT"/0000-*)
@@ -109,5 +109,6 @@ s = s.replace('*** SUBJECT HERE ***', subject.strip())
 s = s.replace('*** BLURB HERE ***', blurb.rstrip() + '\n\n' + table + '\n')
 open(cover, 'w').write(s)
 EOF
-note "series: $OUT ($(ls "$OUT" | wc -l) files, cover letter included); base $base"
+written=("$OUT"/*.patch)
+note "series: $OUT (${#written[@]} files, cover letter included); base $base"
 note "to apply: git am $OUT/*.patch on a linux-$KVER tree"

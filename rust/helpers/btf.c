@@ -11,7 +11,7 @@ rust_helper_btf_type_by_id(const struct btf *btf, u32 type_id)
 }
 
 __rust_helper const char *rust_helper_btf_name_by_offset(const struct btf *btf,
-							  u32 offset)
+							 u32 offset)
 {
 	return btf_name_by_offset(btf, offset);
 }

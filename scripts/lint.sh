@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# `make lint`: the checks that need no kernel build, one line each; any
+# finding fails. (Clippy runs in every kernel build instead: kmake passes
+# CLIPPY=1 and build-kernel.sh fails on a Rust warning.)
+#
+#   shell scripts  shellcheck on scripts/ and .ci/run
+#   rustfmt        our Rust files and the upstream ones our patches change,
+#                  with the kernel's .rustfmt.toml
+#   checkpatch     --strict on every patch of build/series, minus the
+#                  messages scripts/checkpatch.allow explains
+#   ksym-query     cargo fmt --check and cargo clippy -D warnings
+#   htmldocs       Documentation/bpf builds with no warning from our page
+#   results.py     its unit tests on recorded guest logs (pytest)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+SRC=$BUILD/src
+LOGS=$BUILD/lint
+mkdir -p "$LOGS"
+failed=0
+
+# check NAME CMD...: run CMD, log to $LOGS/NAME.log, print one line.
+check() {
+	local name=$1 t0
+	shift
+	t0=$(date +%s)
+	if "$@" >"$LOGS/$name.log" 2>&1; then
+		note "$(printf 'ok    %-11s %3ss' "$name" $(($(date +%s) - t0)))"
+	else
+		note "$(printf 'FAIL  %-11s %3ss  (%s)' "$name" $(($(date +%s) - t0)) "$LOGS/$name.log")"
+		sed 's/^/      | /' "$LOGS/$name.log" | head -30 >&2
+		failed=1
+	fi
+}
+
+shell() { shellcheck "$ROOT"/scripts/*.sh "$ROOT"/scripts/guest/* "$ROOT/.ci/run"; }
+
+rust_format() {
+	local files=() f
+	# Ours, as the tree holds them, and the upstream files our patches change.
+	mapfile -t files < <(cd "$ROOT" && find bpf_ksym kallsyms_query rust -name '*.rs'
+		sed -n 's|^+++ b/\(.*\.rs\)$|\1|p' "$ROOT"/patches/*.patch)
+	for f in $(printf '%s\n' "${files[@]}" | sort -u); do
+		rustfmt --check --edition 2021 --config-path "$SRC/.rustfmt.toml" "$SRC/$f" || return 1
+	done
+}
+
+# checkpatch's messages, "<patch> <TYPE>: <text>", minus the allowed ones.
+checkpatch() {
+	local p n out rc=0
+	for p in "$BUILD"/series/0*.patch; do
+		n=$(basename "$p")
+		[ "$n" != 0000-cover-letter.patch ] || continue
+		out=$(cd "$SRC" && scripts/checkpatch.pl --strict --show-types --terse "$p" |
+			grep -E '(ERROR|WARNING|CHECK):' || true)
+		while IFS= read -r line; do
+			[ -n "$line" ] || continue
+			type=$(sed -n 's/.*\(ERROR\|WARNING\|CHECK\):\([A-Z_]*\):.*/\2/p' <<<"$line")
+			if ! allowed "$n" "$type"; then
+				echo "$n: $line"
+				rc=1
+			fi
+		done <<<"$out"
+	done
+	return $rc
+}
+
+# allowed PATCH TYPE: whether scripts/checkpatch.allow has "TYPE <glob>" for it.
+allowed() {
+	local type glob
+	while read -r type glob _; do
+		case "$type" in '' | '#'*) continue ;; esac
+		# shellcheck disable=SC2254 # the allow-list holds globs
+		[ "$type" = "$2" ] && case "$1" in $glob) return 0 ;; esac
+	done <"$ROOT/scripts/checkpatch.allow"
+	return 1
+}
+
+ksym_query() {
+	local manifest=$ROOT/tools/ksym-query/Cargo.toml
+	cargo fmt --check --manifest-path "$manifest" &&
+		cargo clippy -q --offline --manifest-path "$manifest" --target-dir "$BUILD/ksym-query-lint" \
+			--all-targets -- -D warnings
+}
+
+# Sphinx from Debian (the kernel's scripts accept 5.3); warnings about our page only, as
+# SPHINXDIRS=bpf alone leaves links into the rest of the tree unresolved.
+htmldocs() {
+	make -C "$SRC" O="$BUILD/docs" SPHINXDIRS=bpf PYTHON3=/usr/bin/python3 \
+		SPHINXBUILD=/usr/bin/sphinx-build htmldocs >"$BUILD/docs.log" 2>&1 || {
+		cat "$BUILD/docs.log"
+		return 1
+	}
+	! grep -E 'bpf_ksym[^ ]*\.rst.*(WARNING|ERROR)' "$BUILD/docs.log"
+}
+
+unit_tests() { /usr/bin/python3 -m pytest -q -p no:cacheprovider "$ROOT/scripts/tests"; }
+
+step "lint (logs in $LOGS)"
+check shellcheck shell
+check rustfmt rust_format
+check checkpatch checkpatch
+check ksym-query ksym_query
+check htmldocs htmldocs
+check results.py unit_tests
+[ $failed = 0 ] || die "lint found problems (above); each check's log is in $LOGS"

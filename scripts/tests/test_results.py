@@ -1,0 +1,112 @@
+"""Unit tests of scripts/results.py on recorded guest logs (make lint runs them).
+
+logs/ holds two real test boots of 2026-11-30: the debug kernel (Rust registry, with the
+expected WARNING of prog_ksym_find_warns_without_rcu) and the C registry's kernel. Each test
+changes one thing in a copy and checks that the count moves, or that the log is refused.
+"""
+import gzip
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import results  # noqa: E402
+
+
+def recorded(name):
+    with gzip.open(os.path.join(HERE, 'logs', name + '.gz'), 'rt') as f:
+        return f.read().splitlines(True)
+
+
+@pytest.fixture
+def debug_log():
+    return recorded('guest-rust-debug-test.log')
+
+
+@pytest.fixture
+def c_log():
+    return recorded('guest-c-test.log')
+
+
+def scan(tmp_path, lines, variant):
+    path = tmp_path / 'guest.log'
+    path.write_text(''.join(lines))
+    return results.scan(str(path), variant)
+
+
+def replace_first(lines, old, new):
+    for i, line in enumerate(lines):
+        if old in line:
+            lines[i] = line.replace(old, new, 1)
+            return lines
+    raise AssertionError('not in the recorded log: %r' % old)
+
+
+def drop(lines, text):
+    kept = [line for line in lines if text not in line]
+    assert len(kept) < len(lines), 'not in the recorded log: %r' % text
+    return kept
+
+
+def test_recorded_debug_boot_counts(tmp_path, debug_log):
+    assert scan(tmp_path, debug_log, 'rust') == (414, 0, 1)
+
+
+def test_recorded_c_boot_counts(tmp_path, c_log):
+    assert scan(tmp_path, c_log, 'c') == (405, 0, 3)
+
+
+def test_c_boot_is_not_a_rust_boot(tmp_path, c_log):
+    # The C registry's kernel has no bpf_ksym suite, which a Rust kernel must run.
+    assert scan(tmp_path, c_log, 'rust')[1] == 1
+
+
+def test_failed_kunit_case_counts(tmp_path, debug_log):
+    lines = replace_first(debug_log, '    ok 1 add_find_del_with_boundaries',
+                          '    not ok 1 add_find_del_with_boundaries')
+    passed, failed, _ = scan(tmp_path, lines, 'rust')
+    assert (passed, failed) == (413, 1)
+
+
+def test_failed_kselftest_case_counts(tmp_path, c_log):
+    i = next(i for i, l in enumerate(c_log) if l.startswith('=== KSELFTEST BEGIN'))
+    j = next(k for k in range(i, len(c_log)) if c_log[k].startswith('ok '))
+    c_log[j] = 'not ' + c_log[j]
+    passed, failed, _ = scan(tmp_path, c_log, 'c')
+    assert (passed, failed) == (404, 1)
+
+
+def test_unfinished_guest_fails(tmp_path, debug_log):
+    assert scan(tmp_path, drop(debug_log, '=== KSELFTESTS DONE'), 'rust')[1] == 1
+
+
+def test_crashed_kselftest_fails(tmp_path, c_log):
+    # A binary that stops before its plan is done.
+    i = next(i for i, l in enumerate(c_log) if l.startswith('=== KSELFTEST END'))
+    j = max(k for k in range(i) if c_log[k].startswith('ok '))
+    del c_log[j]
+    assert scan(tmp_path, c_log, 'c')[1] == 1
+
+
+def test_splat_fails(tmp_path, debug_log):
+    lines = debug_log[:100] + ['[   9.000000] BUG: KASAN: slab-use-after-free in x\n'] + \
+        debug_log[100:]
+    assert scan(tmp_path, lines, 'rust')[1] == 1
+
+
+def test_expected_warning_is_required(tmp_path, debug_log):
+    lines = drop(debug_log, 'WARNING: bpf_ksym/exports.rs')
+    assert scan(tmp_path, lines, 'rust')[1] == 1
+
+
+def test_other_warning_between_markers_fails(tmp_path, debug_log):
+    i = next(i for i, l in enumerate(debug_log) if 'WARNING: bpf_ksym/exports.rs' in l)
+    debug_log[i] = 'WARNING: mm/slub.c:100 at kmalloc+0x1/0x20, CPU#0: kunit_try_catch/789\n'
+    assert scan(tmp_path, debug_log, 'rust')[1] == 1
+
+
+def test_missing_suite_fails(tmp_path, debug_log):
+    lines = drop(debug_log, '# Subtest: rust_rbtree_latch')
+    assert scan(tmp_path, lines, 'rust')[1] == 1
