@@ -18,5 +18,10 @@ if ! kmake bzImage modules >"$log" 2>&1; then
 		die "kernel build failed; full log: $log"
 	fi
 fi
-grep -E '^(warning|error)' "$log" | head -20 >&2 || true
+# rustc and clippy start their diagnostics at the beginning of a line (C compilers with the
+# file name); none is acceptable in our crates or in the kernel crate we patch.
+if grep -q -E '^(warning|error)(\[|:)' "$log"; then
+	grep -E -A8 '^(warning|error)(\[|:)' "$log" | head -60 >&2
+	die "Rust warnings in the $FLAVOR build (clippy or rustc, above); full log: $log"
+fi
 note "kernel: $KOUT/arch/x86/boot/bzImage"

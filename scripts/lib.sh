@@ -4,6 +4,7 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KVER=${KVER:-7.3}
 # Downloads survive a fresh clone: they live outside the checkout.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 CACHE=${BPF_KSYM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf_ksym}
 BUILD=${BUILD:-$ROOT/build}
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -32,4 +33,6 @@ case "$BPF_KSYM" in rust|c) ;; *) die "BPF_KSYM must be rust or c, not '$BPF_KSY
 # of that flavour get names of their own (build/kernel-rust-debug, ...).
 FLAVOR=$BPF_KSYM${EXTRA_CONFIG:+-$EXTRA_CONFIG}
 KOUT=$BUILD/kernel-$FLAVOR
-kmake() { make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }
+# CLIPPY=1: every Rust object is compiled by clippy-driver, so every build lints our crates
+# (build-kernel.sh fails on a Rust warning); the objects are the same.
+kmake() { make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" CLIPPY=1 -j"$(nproc)" "$@"; }

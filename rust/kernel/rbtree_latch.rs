@@ -188,9 +188,8 @@ pub trait LatchTreeItem: HasLatchTreeNode {
 /// }
 /// // SAFETY: Single writer and `a` is in the tree.
 /// unsafe { tree.erase(&a) };
-/// // Readers may see an erased item until a grace period has passed.
+/// // Readers may see an erased item until a grace period has passed; only then may `a` go.
 /// rcu::synchronize_rcu();
-/// drop(a);
 /// ```
 pub struct LatchTree<T: LatchTreeItem> {
     root: Opaque<bindings::latch_tree_root>,
