@@ -51,7 +51,7 @@ checkpatch() {
 	for p in "$BUILD"/series/0*.patch; do
 		n=$(basename "$p")
 		[ "$n" != 0000-cover-letter.patch ] || continue
-		out=$(cd "$SRC" && scripts/checkpatch.pl --strict --show-types --terse "$p" |
+		out=$( (cd "$SRC" || exit; scripts/checkpatch.pl --strict --show-types --terse "$p" || true) |
 			grep -E '(ERROR|WARNING|CHECK):' || true)
 		while IFS= read -r line; do
 			[ -n "$line" ] || continue
