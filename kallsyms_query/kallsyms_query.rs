@@ -11,7 +11,9 @@
 //! The struct's addresses and sizes are `__u64` on every architecture. Each one becomes a kernel
 //! `usize` through a checked conversion below (`struct_size`, `kernel_addr`, `user_addr`,
 //! `buf_len`), never by truncation: on a 32-bit kernel a truncated address would name the wrong
-//! symbol or write to the wrong user page.
+//! symbol or write to the wrong user page. Clippy enforces it: an `as` cast that may truncate on
+//! some architecture does not build.
+#![deny(clippy::cast_possible_truncation)]
 
 use kernel::{
     bindings,
