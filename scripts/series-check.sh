@@ -24,8 +24,9 @@ step "fresh checkout of linux-$KVER for git am ($TREE)"
 rm -rf "$TREE"
 git clone -q --shared --no-checkout "$BASE_GIT" "$TREE"
 git -C "$TREE" checkout -q -b series-check "$base"
-git -C "$TREE" config user.name "$(git -C "$ROOT" config user.name)"
-git -C "$TREE" config user.email "$(git -C "$ROOT" config user.email)"
+# git am records the committer: the same identity as make series uses.
+git -C "$TREE" config user.name "$(git -C "$ROOT" config user.name || git -C "$ROOT" log -1 --format=%an)"
+git -C "$TREE" config user.email "$(git -C "$ROOT" config user.email || git -C "$ROOT" log -1 --format=%ae)"
 
 mkdir -p "$OUT"
 frag=$OUT/series.config

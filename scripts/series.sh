@@ -19,8 +19,10 @@ TREE=$BUILD/series-tree
 DEFS=$ROOT/scripts/series
 [ -f "$PRISTINE/.complete" ] || die "no kernel source at $PRISTINE: run 'make source' first"
 
-name=$(git -C "$ROOT" config user.name) || die "set git user.name in $ROOT: it signs the patches"
-email=$(git -C "$ROOT" config user.email) || die "set git user.email in $ROOT"
+# The project's identity signs the patches: git's configured one, else (a fresh clone in CI)
+# the author of the checked-out commit.
+name=$(git -C "$ROOT" config user.name || git -C "$ROOT" log -1 --format=%an)
+email=$(git -C "$ROOT" config user.email || git -C "$ROOT" log -1 --format=%ae)
 export GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email
 export GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email
 # The same input gives the same series: dates are those of the repo's HEAD.
