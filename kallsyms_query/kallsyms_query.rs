@@ -54,6 +54,8 @@ unsafe impl AsBytes for UserQuery {}
 const SIZE_VER0: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER0);
 const SIZE_VER1: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER1);
 const NAME_LEN: usize = casts::u32_as_usize(bindings::KSYM_NAME_LEN);
+/// `NAME_LEN` as the count of `strncpy_from_user()`.
+const NAME_COUNT: c_long = bindings::KSYM_NAME_LEN as c_long;
 
 static_assert!(size_of::<Query>() == SIZE_VER1);
 
@@ -182,17 +184,30 @@ fn by_symbol(q: &mut Query) -> Result {
     q.sym_size = 0;
     q.sym_owner = [0; OWNER_LEN];
     let src = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
-    // One byte more than the longest name, so that a name too long shows as one of `NAME_LEN`
-    // characters (the reader cuts it there and adds the NUL).
-    let mut buf = [0u8; NAME_LEN + 1];
-    let name = UserSlice::new(src, buf.len())
-        .reader()
-        .strcpy_into_buf(&mut buf)?;
-    match name.to_bytes().len() {
+    // `UserSliceReader::strcpy_into_buf()` cannot tell a name of `NAME_LEN` characters (too
+    // long) from one of `NAME_LEN - 1` without reading one byte more, which may fault at the end
+    // of a mapping where a read of `NAME_LEN` bytes did not: this one copy calls C directly,
+    // with `NAME_LEN` as its bound.
+    let mut buf = [0u8; NAME_LEN];
+    // SAFETY: `buf` is valid for writes of `NAME_LEN` bytes; the source is a user pointer, which
+    // the callee checks.
+    let len = unsafe {
+        bindings::strncpy_from_user(
+            buf.as_mut_ptr().cast::<c_char>(),
+            src.as_const_ptr().cast::<c_char>(),
+            NAME_COUNT,
+        )
+    };
+    // A negative result is an errno.
+    let len =
+        usize::try_from(len).map_err(|_| c_int::try_from(len).map_or(EFAULT, Error::from_errno))?;
+    match len {
         0 => return Err(EINVAL),
-        NAME_LEN.. => return Err(ENAMETOOLONG),
+        NAME_LEN => return Err(ENAMETOOLONG),
         _ => {}
     }
+    // `strncpy_from_user` stopped at the first NUL, at `len`.
+    let name = CStr::from_bytes_with_nul(&buf[..=len]).map_err(|_| EINVAL)?;
     let addr = vmlinux_address(name).or_else(|e| {
         if e == ENOENT {
             module_address(name)
