@@ -46,7 +46,7 @@ pub(crate) unsafe fn symbol_at<'a>(
     } else if removals == cur.removals {
         // SAFETY: `cur.ksym` was reached in the read section that read `cur.removals` (safety
         // requirements), and this section read the same count. So either `cur.ksym` is still
-        // registered, or its `del` stored the next count after this section loaded the count:
+        // registered, or its `del` stored a later count after this section loaded the count:
         // that load reads before the store, which precedes the grace period its owner waits
         // for before freeing or reusing it, so this read section ends before that grace
         // period does. Either way `cur.ksym` and its `next` stay valid for `rcu`.

@@ -102,8 +102,9 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
 ///
 /// # Safety
 ///
-/// `ksym` was initialised with `INIT_LIST_HEAD()` on its `lnode`, and was not removed before
-/// without being added again.
+/// Either `ksym` is registered, or its `lnode` is empty: never added, or initialised again with
+/// `INIT_LIST_HEAD()` a grace period after its last removal (deleting twice without that
+/// would unlink it twice).
 #[inline]
 pub(crate) unsafe fn del(ksym: &Ksym) {
     let _writer = WRITER.lock();

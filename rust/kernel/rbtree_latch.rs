@@ -258,11 +258,11 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// Callable from any context, NMI included. Which item is returned is unspecified if the
     /// order is partial and several items match.
     #[inline]
-    pub fn find<'a>(&'a self, key: &T::Key, _rcu: &'a rcu::Guard) -> Option<&'a T> {
+    pub fn find<'a>(&'a self, key: &T::Key, rcu: &'a rcu::Guard) -> Option<&'a T> {
         loop {
             // SAFETY: `seq` is a valid `seqcount_latch_t`, by the type invariant.
             let seq = unsafe { bindings::read_seqcount_latch(self.seq()) };
-            let found = self.find_in((seq & 1) as usize, key, _rcu);
+            let found = self.find_in((seq & 1) as usize, key, rcu);
             // SAFETY: As above.
             if unsafe { !bindings::read_seqcount_latch_retry(self.seq(), seq) } {
                 // SAFETY: Items stay live until a grace period after erasure, by the type
