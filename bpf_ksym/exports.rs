@@ -61,9 +61,9 @@ pub unsafe extern "C" fn bpf_ksym_add(ksym: *mut bindings::bpf_ksym) {
 ///
 /// # Safety
 ///
-/// `ksym` is valid. Either `ksym` is registered, or its `lnode` is empty: never added, or initialised again with
-/// `INIT_LIST_HEAD()` a grace period after its last removal (deleting twice without that
-/// would unlink it twice).
+/// `ksym` is valid, and either registered or with an empty `lnode`: never added, or
+/// initialised again with `INIT_LIST_HEAD()` a grace period after its last removal (deleting
+/// twice without that would unlink it twice).
 #[export]
 pub unsafe extern "C" fn bpf_ksym_del(ksym: *mut bindings::bpf_ksym) {
     // SAFETY: Per the safety requirements.
