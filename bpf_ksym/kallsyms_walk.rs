@@ -44,12 +44,13 @@ pub(crate) unsafe fn symbol_at<'a>(
         // A fresh walk or a jump (`lseek()`): count from the head, as mainline does.
         registry::iter(rcu).nth(symnum as usize)
     } else if removals == cur.removals {
-        // SAFETY: `cur.ksym` was reached in the read section that read `cur.removals` (safety
+        // `cur.ksym` was reached in the read section that read `cur.removals` (safety
         // requirements), and this section read the same count. So either `cur.ksym` is still
         // registered, or its `del` stored a later count after this section loaded the count:
         // that load reads before the store, which precedes the grace period its owner waits
         // for before freeing or reusing it, so this read section ends before that grace
         // period does. Either way `cur.ksym` and its `next` stay valid for `rcu`.
+        // SAFETY: `cur.ksym` is valid for `rcu`, by the unchanged removal count (above).
         let last = unsafe { Ksym::from_raw(cur.ksym.cast_mut()) };
         if again {
             Some(last)

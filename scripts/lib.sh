@@ -33,6 +33,6 @@ case "$BPF_KSYM" in rust|c) ;; *) die "BPF_KSYM must be rust or c, not '$BPF_KSY
 # of that flavour get names of their own (build/kernel-rust-debug, ...).
 FLAVOR=$BPF_KSYM${EXTRA_CONFIG:+-$EXTRA_CONFIG}
 KOUT=$BUILD/kernel-$FLAVOR
-# CLIPPY=1: every Rust object is compiled by clippy-driver, so every build lints our crates
-# (build-kernel.sh fails on a Rust warning); the objects are the same.
+# CLIPPY=1: every Rust object is compiled by clippy-driver (rustc plus clippy's lint passes),
+# so every build lints our crates; build-kernel.sh fails on a Rust warning.
 kmake() { make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" CLIPPY=1 -j"$(nproc)" "$@"; }
