@@ -2,7 +2,7 @@
 # `make configs`: build the kernel in every configuration the new options'
 # `depends on` allows and users build, one line per configuration.
 #
-# Each entry is our fragment (config/bpf_ksym.config, Rust registry) with one
+# Each entry is our fragments ($BASE_CONFIG in lib.sh, Rust registry) with one
 # change. Matrix kernels build vmlinux only and without debug info (no DWARF,
 # no BTF): that halves the build, and none of the options under test depends
 # on it. Each has its own build directory (build/kernel-matrix-<name>), so a
@@ -63,7 +63,7 @@ for n in "${names[@]}"; do
 	status=built
 	if ! { mk tinyconfig &&
 		KCONFIG_CONFIG="$out/.config" "$BUILD/src/scripts/kconfig/merge_config.sh" -m -O "$out" \
-			"$out/.config" "$ROOT/config/bpf_ksym.config" "$frag" &&
+			"$out/.config" "${BASE_CONFIG[@]}" "$frag" &&
 		mk olddefconfig; } >"$out/build.log" 2>&1; then
 		status="FAILED to configure"
 	fi

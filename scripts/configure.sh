@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Configure $KOUT: tinyconfig + config/bpf_ksym.config (+ the variant's switch),
+# Configure $KOUT: tinyconfig + $BASE_CONFIG (+ the variant's switch),
 # then check that every option we asked for survived olddefconfig.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-frags=("$ROOT/config/bpf_ksym.config")
+frags=("${BASE_CONFIG[@]}")
 [ -n "${EXTRA_CONFIG:-}" ] && frags+=("$ROOT/config/$EXTRA_CONFIG.config")
 variant=$(mktemp)
 trap 'rm -f "$variant"' EXIT

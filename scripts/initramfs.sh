@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the guest initramfs: busybox, bpftool, perf (with their libraries),
-# the kselftests and BPF objects, and scripts/guest/.
+# the kselftests as kselftest installs them (/kselftest), the benchmarks, the
+# sample, ksym-query and scripts/guest/.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -9,41 +10,29 @@ out=$BUILD/initramfs-$FLAVOR.cpio.gz
 tests=$BUILD/tests
 step "building selftests and initramfs"
 mkdir -p "$tests"
-# Upstream's tools/testing/selftests/bpf/progs/bpf_iter_ksym.c (patched by patches/0005),
-# for iter_ksym_upstream_test, includes <vmlinux.h>: this flavour's BTF as C, dumped with
-# the distribution's bpftool. One directory per flavour, as struct kallsym_iter differs
-# between the registries; vmlinux.h is replaced only when the BTF changed, so the
-# object is rebuilt only then. Without a built kernel there is neither.
-gen=$BUILD/bpf-$FLAVOR
-gen_arg=()
-if [ -f "$KOUT/vmlinux" ]; then
-	mkdir -p "$gen"
-	/usr/sbin/bpftool btf dump file "$KOUT/vmlinux" format c >"$gen/vmlinux.h.tmp" ||
-		die "bpftool could not dump the BTF of $KOUT/vmlinux"
-	if cmp -s "$gen/vmlinux.h.tmp" "$gen/vmlinux.h"; then
-		rm "$gen/vmlinux.h.tmp"
-	else
-		mv "$gen/vmlinux.h.tmp" "$gen/vmlinux.h"
-	fi
-	gen_arg=(GEN="$gen")
-fi
-make -s -C "$ROOT/tools/testing/selftests/bpf_ksym" KSRC="$BUILD/src" OUT="$tests" "${gen_arg[@]}" ||
-	die "building tools/testing/selftests/bpf_ksym failed"
-make -s -C "$ROOT/samples/kallsyms_query" OUT="$tests" ||
-	die "building samples/kallsyms_query failed"
+# The kselftest way, against this flavour's build: its uapi headers
+# (KHDR_INCLUDES), its vmlinux for BTF and its tree for the test module; static
+# programs; installed with run_kselftest.sh into $ksft. Objects go under
+# $KOUT/kselftest, one per flavour (struct kallsym_iter differs between them).
+ksft=$KOUT/kselftest/kselftest_install
+kmake headers_install >"$tests/headers-$FLAVOR.log" 2>&1 ||
+	die "make headers_install failed; see $tests/headers-$FLAVOR.log"
+rm -rf "$ksft"
+make -s -C "$BUILD/src/tools/testing/selftests" TARGETS=bpf_ksym O="$KOUT" LLVM=-"$LLVM_VER" \
+	USERLDFLAGS=-static KSFT_INSTALL_PATH="$ksft" install >"$tests/kselftest-$FLAVOR.log" 2>&1 ||
+	die "building tools/testing/selftests/bpf_ksym failed; see $tests/kselftest-$FLAVOR.log"
+[ -f "$ksft/bpf_ksym/test_module/ksym_test_mod.ko" ] ||
+	die "the kselftest install has no test module; see $tests/kselftest-$FLAVOR.log"
+# kselftest builds the module in the source tree: leave build/src as the series makes it.
+make -s -C "$BUILD/src/tools/testing/selftests/bpf_ksym/test_module" KDIR="$KOUT" \
+	LLVM=-"$LLVM_VER" clean
+make -s -C "$BUILD/src/tools/bpf/bpf_ksym_bench" OUTPUT="$tests" LDFLAGS=-static \
+	KHDR_INCLUDES="-isystem $KOUT/usr/include" ||
+	die "building tools/bpf/bpf_ksym_bench failed"
+sample=$KOUT/samples/kallsyms_query/kallsyms_query
+[ -x "$sample" ] || die "no $sample: CONFIG_SAMPLE_KALLSYMS_QUERY is off or the kernel is not built"
 cargo build -q --release --offline --manifest-path "$ROOT/tools/ksym-query/Cargo.toml" \
 	--target-dir "$BUILD/ksym-query" || die "building tools/ksym-query failed"
-cp "$BUILD/ksym-query/release/ksym-query" "$tests/"
-# The test module, against this variant's kernel build.
-mod=$BUILD/test_module-$FLAVOR
-rm -f "$tests/ksym_test_mod.ko"
-mkdir -p "$mod"
-cp "$ROOT/tools/testing/selftests/bpf_ksym/test_module/"{Makefile,ksym_test_mod.c} "$mod/"
-if [ -f "$KOUT/Module.symvers" ]; then
-	kmake M="$mod" modules >"$mod/build.log" 2>&1 ||
-		die "building the test module failed; see $mod/build.log"
-	cp "$mod/ksym_test_mod.ko" "$tests/"
-fi
 
 root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
@@ -51,17 +40,16 @@ chmod 755 "$root" # mktemp made it 0700: unprivileged guest users must traverse 
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,bpf_ksym,etc}
 cp /bin/busybox "$root/bin/busybox"
 cp "$ROOT/scripts/guest/init" "$root/init"
-cp "$ROOT/scripts/guest/demo.sh" "$ROOT/scripts/guest/kmemleak_scan.sh" "$tests"/*_test "$tests"/*.bpf.o \
-	"$tests"/bench_registry "$tests"/bench_query "$tests"/kallsyms_query \
-	"$ROOT/tools/testing/selftests/bpf_ksym/kallsyms_query.corpus" "$root/bpf_ksym/"
-[ -f "$tests/ksym_test_mod.ko" ] && cp "$tests/ksym_test_mod.ko" "$root/bpf_ksym/"
-[ -f "$gen/bpf_iter_ksym.bpf.o" ] && cp "$gen/bpf_iter_ksym.bpf.o" "$root/bpf_ksym/"
+cp -r "$ksft" "$root/kselftest"
+cp "$ROOT/scripts/guest/demo.sh" "$ROOT/scripts/guest/kmemleak_scan.sh" \
+	"$tests"/bench_registry "$tests"/bench_query "$root/bpf_ksym/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 
-# Dynamic tools with every library they load.
-cp "$tests/ksym-query" "$root/usr/bin/"
-for bin in /usr/sbin/bpftool /usr/bin/perf /usr/bin/ksym-query; do
+# Dynamic tools with every library they load; coreutils' timeout for the
+# kselftest runner (busybox's lacks --foreground).
+cp "$BUILD/ksym-query/release/ksym-query" "$sample" "$root/usr/bin/"
+for bin in /usr/sbin/bpftool /usr/bin/perf /usr/bin/timeout /usr/bin/ksym-query /usr/bin/kallsyms_query; do
 	[ -f "$root$bin" ] || cp "$bin" "$root$bin"
 	ldd "$root$bin" | grep -oE '/[^ ]+' | while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"

@@ -23,6 +23,10 @@ timed() {
 	return $rc
 }
 
+# Our kernel config: the harness's fragment and what the selftests need.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+BASE_CONFIG=("$ROOT/config/bpf_ksym.config" "$ROOT/tools/testing/selftests/bpf_ksym/config")
+
 # LLVM 22 matches rustc 1.95's LLVM, which CONFIG_RUST_INLINE_HELPERS needs.
 LLVM_VER=${LLVM_VER:-22}
 export LIBCLANG_PATH=/usr/lib/llvm-$LLVM_VER/lib

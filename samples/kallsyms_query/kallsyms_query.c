@@ -16,8 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-
-#include "../../tools/testing/selftests/bpf_ksym/kallsyms_query.h"
+#include <linux/fs.h>
 
 static const char *explain(int err)
 {

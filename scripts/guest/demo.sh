@@ -5,7 +5,7 @@ set -e
 cd /tmp
 echo
 echo "== loading two BPF programs with bpftool"
-bpftool prog loadall /bpf_ksym/ksym_progs.bpf.o /sys/fs/bpf/ksym
+bpftool prog loadall /kselftest/bpf_ksym/ksym_progs.bpf.o /sys/fs/bpf/ksym
 bpftool prog show | grep -A1 -E 'ksym_caller|ksym_with_sub' | grep -v '^--'
 echo
 echo "== their /proc/kallsyms lines"

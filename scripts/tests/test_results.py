@@ -50,12 +50,17 @@ def drop(lines, text):
     return kept
 
 
+# What the recorded boots gave, which the tests below move.
+DEBUG_COUNTS = (414, 0, 1)
+C_PASSED, C_SKIPPED = 405, 3
+
+
 def test_recorded_debug_boot_counts(tmp_path, debug_log):
-    assert scan(tmp_path, debug_log, 'rust') == (414, 0, 1)
+    assert scan(tmp_path, debug_log, 'rust') == DEBUG_COUNTS
 
 
 def test_recorded_c_boot_counts(tmp_path, c_log):
-    assert scan(tmp_path, c_log, 'c') == (405, 0, 3)
+    assert scan(tmp_path, c_log, 'c') == (C_PASSED, 0, C_SKIPPED)
 
 
 def test_c_boot_is_not_a_rust_boot(tmp_path, c_log):
@@ -67,15 +72,38 @@ def test_failed_kunit_case_counts(tmp_path, debug_log):
     lines = replace_first(debug_log, '    ok 1 add_find_del_with_boundaries',
                           '    not ok 1 add_find_del_with_boundaries')
     passed, failed, _ = scan(tmp_path, lines, 'rust')
-    assert (passed, failed) == (413, 1)
+    assert (passed, failed) == (DEBUG_COUNTS[0] - 1, 1)
 
 
 def test_failed_kselftest_case_counts(tmp_path, c_log):
-    i = next(i for i, l in enumerate(c_log) if l.startswith('=== KSELFTEST BEGIN'))
-    j = next(k for k in range(i, len(c_log)) if c_log[k].startswith('ok '))
-    c_log[j] = 'not ' + c_log[j]
+    i = next(i for i, l in enumerate(c_log) if l.startswith('# selftests: bpf_ksym: '))
+    j = next(k for k in range(i, len(c_log)) if c_log[k].startswith('# ok '))
+    c_log[j] = '# not ' + c_log[j][2:]
     passed, failed, _ = scan(tmp_path, c_log, 'c')
-    assert (passed, failed) == (404, 1)
+    assert (passed, failed) == (C_PASSED - 1, 1)
+
+
+def test_failed_kselftest_program_fails(tmp_path, c_log):
+    # run_kselftest.sh's verdict on a program (its exit status) counts on its own.
+    lines = replace_first(c_log, 'ok 1 selftests: bpf_ksym: ', 'not ok 1 selftests: bpf_ksym: ')
+    lines = [l.replace('selftests: bpf_ksym: ksym_test\n', 'selftests: bpf_ksym: ksym_test # exit=1\n')
+             if l.startswith('not ok 1 ') else l for l in lines]
+    assert scan(tmp_path, lines, 'c')[1] == 1
+
+
+def test_missing_kselftest_program_fails(tmp_path, c_log):
+    # A program run_kselftest.sh planned but never reported (the guest died in it).
+    i = next(i for i, l in enumerate(c_log) if l.startswith('ok 2 selftests: bpf_ksym: '))
+    del c_log[i]
+    assert scan(tmp_path, c_log, 'c')[1] == 1
+
+
+def test_unexpected_skip_fails(tmp_path, c_log):
+    # A case that skips proves nothing: only the listed reasons are accepted.
+    i = next(i for i, l in enumerate(c_log) if l.startswith('# ok ') and 'SKIP' not in l)
+    c_log[i] = c_log[i].rstrip('\n') + ' # SKIP no such tool\n'
+    passed, failed, skipped = scan(tmp_path, c_log, 'c')
+    assert (failed, skipped) == (1, C_SKIPPED + 1)
 
 
 def test_unfinished_guest_fails(tmp_path, debug_log):
@@ -83,9 +111,9 @@ def test_unfinished_guest_fails(tmp_path, debug_log):
 
 
 def test_crashed_kselftest_fails(tmp_path, c_log):
-    # A binary that stops before its plan is done.
-    i = next(i for i, l in enumerate(c_log) if l.startswith('=== KSELFTEST END'))
-    j = max(k for k in range(i) if c_log[k].startswith('ok '))
+    # A program that stops before its plan is done.
+    i = next(i for i, l in enumerate(c_log) if l.startswith('ok 1 selftests: bpf_ksym: '))
+    j = max(k for k in range(i) if c_log[k].startswith('# ok '))
     del c_log[j]
     assert scan(tmp_path, c_log, 'c')[1] == 1
 

@@ -18,10 +18,10 @@
  * Every answer must be 0 or one of the documented errnos, and a success must
  * be well formed (a NUL-terminated name that fits, an address where asked).
  * "fuzz" prints one line per new (flags class, placement, errno) outcome as
- * "CORPUS <hex> <errno>" (make fuzz collects them into kallsyms_query.corpus,
- * which make test replays); "replay" runs a
- * corpus and checks that every input still gets its errno (0 and ENOENT may
- * trade places: they depend on the kernel's layout). Output ends with
+ * "CORPUS <hex> <errno>", lines to keep in kallsyms_query.corpus, which the
+ * kselftest replays; "replay" runs a corpus and checks that every input still
+ * gets its errno (0 and ENOENT may trade places: they depend on the kernel's
+ * layout). Output ends with
  * "FUZZ inputs=<n> wrong=<w> outcomes=<o>"; exit status 1 if wrong > 0.
  */
 #include <fcntl.h>
@@ -30,7 +30,6 @@
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
-#include "kallsyms_query.h"
 #include "ksym_util.h"
 
 #define PAGE 4096
@@ -448,23 +447,11 @@ static int replay(const char *path)
 	return wrong || !inputs ? 1 : 0;
 }
 
-static const char *corpus_path(void)
-{
-	static char path[PATH_MAX], out[PATH_MAX + 32];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-
-	if (n < 0)
-		return "kallsyms_query.corpus";
-	path[n] = 0;
-	snprintf(out, sizeof(out), "%s/kallsyms_query.corpus", dirname(path));
-	return out;
-}
-
 /* Every kept input still gets its errno (the regression corpus). */
 TEST(replay_corpus)
 {
 	setup();
-	ASSERT_EQ(0, replay(corpus_path()));
+	ASSERT_EQ(0, replay(test_file("kallsyms_query.corpus")));
 }
 
 /* 20,000 new inputs, half structured: only documented errnos, well-formed answers. */

@@ -168,11 +168,14 @@ static int count_output_lines(const char *cmd, const char *needle)
 
 TEST(perf_record_shows_ksymbol_event_of_program_loaded_meanwhile)
 {
+	char cmd[PATH_MAX + 256];
 	int rec, registered;
 
 	/* The perf tool itself, as users run it: load ksym_progs.bpf.o while recording. */
-	rec = system("rm -rf /sys/fs/bpf/ksymbol_probe /tmp/ksymbol.data; "
-		     "perf record -q -a -e dummy -o /tmp/ksymbol.data -- bpftool prog loadall /bpf_ksym/ksym_progs.bpf.o /sys/fs/bpf/ksymbol_probe >/dev/null 2>&1");
+	snprintf(cmd, sizeof(cmd), "rm -rf /sys/fs/bpf/ksymbol_probe /tmp/ksymbol.data; "
+		 "perf record -q -a -e dummy -o /tmp/ksymbol.data -- bpftool prog loadall %s /sys/fs/bpf/ksymbol_probe >/dev/null 2>&1",
+		 test_file("ksym_progs.bpf.o"));
+	rec = system(cmd);
 	registered = count_output_lines("perf script -i /tmp/ksymbol.data --show-bpf-events 2>/dev/null | grep 'PERF_RECORD_KSYMBOL.*flags 0x0 '",
 					"_ksym_caller");
 	/* Unload before asserting: later tests count this program's lines. */

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Helpers shared by the bpf_ksym kselftests: /proc/kallsyms parsing, loading. */
+/*
+ * Helpers shared by the bpf_ksym kselftests and tools/bpf/bpf_ksym_bench:
+ * /proc/kallsyms parsing, loading programs, KALLSYMS_QUERY. The uapi comes
+ * from this tree's headers (KHDR_INCLUDES, after make headers_install).
+ */
 #ifndef KSYM_UTIL_H
 #define KSYM_UTIL_H
 
@@ -10,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <linux/fs.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -173,17 +179,27 @@ static inline int wait_gone(const char *name)
 	return -1;
 }
 
-static inline struct bpf_object *open_obj(const char *file)
+/*
+ * @file in the directory of this test's executable: kselftest installs a
+ * target's programs, objects and modules together, and may run them from
+ * anywhere. Returns a static buffer, or @file if /proc/self/exe is unreadable.
+ */
+static inline const char *test_file(const char *file)
 {
-	char path[PATH_MAX], obj[PATH_MAX + 32];
+	static char path[PATH_MAX], out[PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	struct bpf_object *o;
 
 	if (n < 0)
-		return NULL;
+		return file;
 	path[n] = 0;
-	snprintf(obj, sizeof(obj), "%s/%s", dirname(path), file);
-	o = bpf_object__open_file(obj, NULL);
+	snprintf(out, sizeof(out), "%s/%s", dirname(path), file);
+	return out;
+}
+
+static inline struct bpf_object *open_obj(const char *file)
+{
+	struct bpf_object *o = bpf_object__open_file(test_file(file), NULL);
+
 	if (!o || libbpf_get_error(o))
 		return NULL;
 	if (bpf_object__load(o)) {
@@ -222,6 +238,27 @@ static inline int load_tiny_prog(const char *name)
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
 
 	return bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, name, "GPL", insns, 2, &opts);
+}
+
+/*
+ * KALLSYMS_QUERY on @fd: BY_ADDR of @addr with the name into
+ * @buf (@size bytes), or BY_SYMBOL of @name (then @buf is unused). Returns 0
+ * or -errno.
+ */
+static inline int kq_query(int fd, struct kallsyms_query *q, __u64 flags, __u64 addr,
+			   const char *name, char *buf, __u64 size)
+{
+	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
+	q->query_flags = flags;
+	if (flags & KALLSYMS_QUERY_BY_ADDR) {
+		q->sym_addr = addr;
+		q->sym_name_addr = (unsigned long)buf;
+		q->sym_name_size = size;
+	} else {
+		q->sym_name_addr = (unsigned long)name;
+	}
+	return ioctl(fd, KALLSYMS_QUERY, q) ? -errno : 0;
 }
 
 #endif /* KSYM_UTIL_H */

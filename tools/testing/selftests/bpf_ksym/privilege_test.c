@@ -27,7 +27,6 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "kallsyms_query.h"
 #include "ksym_util.h"
 
 #define CORE_SYM "bpf_user_rnd_u32"
@@ -152,16 +151,11 @@ static void look_at_iter(const char *probe, unsigned long long probe_addr, struc
 	struct bpf_object *o;
 	struct bpf_program *p, *dump;
 	struct bpf_link *link;
-	char path[PATH_MAX], obj[PATH_MAX + 32], *out, *line, *save;
-	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	char *out, *line, *save;
 	int fd;
 
-	if (n < 0)
-		return;
-	path[n] = 0;
-	snprintf(obj, sizeof(obj), "%s/ksym_kinds.bpf.o", dirname(path));
 	libbpf_set_print(NULL);	/* failing to load is expected for some callers */
-	o = bpf_object__open_file(obj, NULL);
+	o = bpf_object__open_file(test_file("ksym_kinds.bpf.o"), NULL);
 	if (!o) {
 		s->iter_loaded = -errno;
 		return;

@@ -25,7 +25,6 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "kallsyms_query.h"
 #include "ksym_util.h"
 
 #define CORE_SYM "bpf_user_rnd_u32"

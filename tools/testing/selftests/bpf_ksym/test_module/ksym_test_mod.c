@@ -6,6 +6,10 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
+/* Global on purpose: KALLSYMS_QUERY finds them by name among the modules. */
+int ksym_test_mod_func(int x);
+extern int ksym_test_mod_data;
+
 noinline int ksym_test_mod_func(int x)
 {
 	return x * 7 + 1;

@@ -17,7 +17,6 @@
 
 #include "kselftest.h"
 #include "ksym_util.h"
-#include "kallsyms_query.h"
 
 #define DISTINCT 2000
 #define SAMPLES 50000

@@ -20,7 +20,6 @@
 #include <time.h>
 
 #include "kselftest.h"
-#include "kallsyms_query.h"
 #include "ksym_util.h"
 
 #define QUERIES		10000
