@@ -5,6 +5,7 @@
 #   make test-all            make test for the Rust and the C registry (what CI runs)
 #   make test-debug          the suites on a lockdep/KASAN/kmemleak kernel, a longer
 #                            stress run and 1M KALLSYMS_QUERY fuzz inputs
+#   make results             count the guest logs of test-all and test-debug again
 #   make fuzz                fuzz KALLSYMS_QUERY on the normal kernel (FUZZ_INPUTS)
 #   make shell               boot the same kernel to a guest shell
 #   make bench               the Rust registry against mainline C, every figure
@@ -23,14 +24,14 @@
 BPF_KSYM ?= rust
 export BPF_KSYM
 # The build directory and guest logs of a kernel: build/kernel-$(FLAVOR),
-# build/guest-$(FLAVOR)-<mode>.log (scripts/lib.sh spells it the same way).
+# build/guest-$(FLAVOR)-<mode>.log (as scripts/lib.sh and boot.sh spell them).
 FLAVOR := $(BPF_KSYM)$(if $(EXTRA_CONFIG),-$(EXTRA_CONFIG))
 FUZZ_INPUTS ?= 1000000
 FUZZ_SEED ?= 1
 S := scripts
 
 .PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
-	test-debug fuzz configs series series-check lint \
+	test-debug results fuzz configs series series-check lint \
 	bench bench-query
 
 all: test
@@ -58,14 +59,20 @@ test: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh test'
 	@python3 $(S)/results.py --variant $(BPF_KSYM) build/guest-$(FLAVOR)-test.log
 
+# The guest logs of test-all and test-debug, each with the registry it booted
+# (results.py --variant); `make results` counts them all (what CI prints last).
+TEST_ALL_LOGS := --variant rust build/guest-rust-test.log --variant c build/guest-c-test.log \
+	--variant rust build/guest-rust-run.log
+TEST_DEBUG_LOGS := --variant rust build/guest-rust-debug-test.log \
+	--variant rust build/guest-rust-debug-fuzz.log
+
 test-all:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
 	@$(MAKE) --no-print-directory build BPF_KSYM=c
 	@bash -c '. $(S)/lib.sh; BPF_KSYM=rust timed boot bash $(S)/boot.sh test'
 	@bash -c '. $(S)/lib.sh; BPF_KSYM=c timed boot bash $(S)/boot.sh test'
 	@bash -c '. $(S)/lib.sh; BPF_KSYM=rust timed boot bash $(S)/boot.sh run'
-	@python3 $(S)/results.py --variant rust build/guest-rust-test.log \
-		--variant c build/guest-c-test.log --variant rust build/guest-rust-run.log
+	@python3 $(S)/results.py $(TEST_ALL_LOGS)
 
 # The same suites on the debug kernel (config/debug.config, its own build
 # directory), the stress test for 60 s instead of 15, then FUZZ_INPUTS fuzz
@@ -77,8 +84,10 @@ test-debug:
 	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_CMDLINE=STRESS_SECONDS=60 timed boot bash $(S)/boot.sh test'
 	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
 		timed boot bash $(S)/boot.sh fuzz'
-	@python3 $(S)/results.py --corpus build/fuzz/kallsyms_query.corpus \
-		--variant rust build/guest-rust-debug-test.log --variant rust build/guest-rust-debug-fuzz.log
+	@python3 $(S)/results.py --corpus build/fuzz/kallsyms_query.corpus $(TEST_DEBUG_LOGS)
+
+results:
+	@python3 $(S)/results.py $(TEST_ALL_LOGS) $(TEST_DEBUG_LOGS)
 
 fuzz: build
 	@bash -c '. $(S)/lib.sh; GUEST_TIMEOUT=3000 GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
