@@ -17,7 +17,8 @@ mkdir -p "$tests"
 ksft=$KOUT/kselftest/kselftest_install
 kmake headers_install >"$tests/headers-$FLAVOR.log" 2>&1 ||
 	die "make headers_install failed; see $tests/headers-$FLAVOR.log"
-rm -rf "$ksft"
+# Rebuilt each time (15 s): lib.mk's rules do not depend on the installed uapi.
+rm -rf "$ksft" "$KOUT/kselftest/bpf_ksym"
 make -s -C "$BUILD/src/tools/testing/selftests" TARGETS=bpf_ksym O="$KOUT" LLVM=-"$LLVM_VER" \
 	USERLDFLAGS=-static KSFT_INSTALL_PATH="$ksft" install >"$tests/kselftest-$FLAVOR.log" 2>&1 ||
 	die "building tools/testing/selftests/bpf_ksym failed; see $tests/kselftest-$FLAVOR.log"

@@ -226,6 +226,8 @@ TEST_F(upstream, pinned_bpf_iter_ksym_lines_are_whole_and_match_proc_kallsyms)
 	/* Built from this kernel's BTF by the Makefile (vmlinux.h), if it found one. */
 	if (stat(test_file(OBJ), &st))
 		SKIP(return, "%s missing: built without a vmlinux with BTF", test_file(OBJ));
+	if (!have_tool("bpftool"))
+		SKIP(return, "bpftool not on $PATH");
 	/* As a user would: bpftool loads the object and pins its iterator link. */
 	snprintf(cmd, sizeof(cmd), "bpftool iter pin %s " PIN " 2>&1", test_file(OBJ));
 	ASSERT_EQ(0, system(cmd)) TH_LOG("%s failed", cmd);

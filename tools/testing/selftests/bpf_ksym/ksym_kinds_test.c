@@ -171,6 +171,8 @@ TEST(perf_record_shows_ksymbol_event_of_program_loaded_meanwhile)
 	char cmd[PATH_MAX + 256];
 	int rec, registered;
 
+	if (!have_tool("perf") || !have_tool("bpftool"))
+		SKIP(return, "perf or bpftool not on $PATH");
 	/* The perf tool itself, as users run it: load ksym_progs.bpf.o while recording. */
 	snprintf(cmd, sizeof(cmd), "rm -rf /sys/fs/bpf/ksymbol_probe /tmp/ksymbol.data; "
 		 "perf record -q -a -e dummy -o /tmp/ksymbol.data -- bpftool prog loadall %s /sys/fs/bpf/ksymbol_probe >/dev/null 2>&1",

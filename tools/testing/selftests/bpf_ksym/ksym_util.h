@@ -31,6 +31,27 @@
 #define TEST_TIMEOUT_DEFAULT 600
 #endif
 
+/*
+ * Every test loads BPF programs, reads real addresses or changes sysctls:
+ * without root there is nothing to test (kselftest's exit code 4 is a skip).
+ */
+__attribute__((constructor)) static void ksym_need_root(void)
+{
+	if (geteuid() == 0)
+		return;
+	printf("1..0 # SKIP the bpf_ksym tests need root\n");
+	exit(4);
+}
+
+/* Is @tool on $PATH? For tests that run perf or bpftool as users do. */
+static inline bool have_tool(const char *tool)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
+	return system(cmd) == 0;
+}
+
 #define MAX_FUNCS 8
 
 struct prog_syms {
@@ -182,11 +203,13 @@ static inline int wait_gone(const char *name)
 /*
  * @file in the directory of this test's executable: kselftest installs a
  * target's programs, objects and modules together, and may run them from
- * anywhere. Returns a static buffer, or @file if /proc/self/exe is unreadable.
+ * anywhere. Returns a buffer of the calling thread's own (the stress test
+ * opens objects from several threads at once), or @file if /proc/self/exe is
+ * unreadable.
  */
 static inline const char *test_file(const char *file)
 {
-	static char path[PATH_MAX], out[PATH_MAX + 64];
+	static __thread char path[PATH_MAX], out[PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 
 	if (n < 0)

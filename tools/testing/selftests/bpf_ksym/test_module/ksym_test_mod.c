@@ -6,9 +6,7 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
-/* Global on purpose: KALLSYMS_QUERY finds them by name among the modules. */
-int ksym_test_mod_func(int x);
-extern int ksym_test_mod_data;
+#include "ksym_test_mod.h"
 
 noinline int ksym_test_mod_func(int x)
 {
