@@ -57,14 +57,15 @@ run: build
 
 test: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh test'
-	@python3 $(S)/results.py --variant $(BPF_KSYM) build/guest-$(FLAVOR)-test.log
+	@python3 $(S)/results.py --variant $(FLAVOR) build/guest-$(FLAVOR)-test.log
 
 # The guest logs of test-all and test-debug, each with the registry it booted
-# (results.py --variant); `make results` counts them all (what CI prints last).
+# (results.py --variant: the flavour, whose expected skips differ); `make results`
+# counts them all (what CI prints last).
 TEST_ALL_LOGS := --variant rust build/guest-rust-test.log --variant c build/guest-c-test.log \
 	--variant rust build/guest-rust-run.log
-TEST_DEBUG_LOGS := --variant rust build/guest-rust-debug-test.log \
-	--variant rust build/guest-rust-debug-fuzz.log
+TEST_DEBUG_LOGS := --variant rust-debug build/guest-rust-debug-test.log \
+	--variant rust-debug build/guest-rust-debug-fuzz.log
 
 test-all:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
@@ -93,7 +94,7 @@ fuzz: build
 	@bash -c '. $(S)/lib.sh; GUEST_TIMEOUT=3000 GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
 		timed boot bash $(S)/boot.sh fuzz'
 	@python3 $(S)/results.py --corpus build/fuzz/kallsyms_query.corpus \
-		--variant $(BPF_KSYM) build/guest-$(FLAVOR)-fuzz.log
+		--variant $(FLAVOR) build/guest-$(FLAVOR)-fuzz.log
 
 # Rust against C: in-kernel lookups and add/del, full /proc/kallsyms reads,
 # KALLSYMS_QUERY, program load+unload, at N = 1 .. 30,000 BPF symbols, in

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Count KUnit (KTAP) and kselftest (TAP) results in guest logs; flag splats.
 
-Usage: results.py [--corpus OUT] [--variant rust|c] LOG ... ; prints per-suite lines and,
+Usage: results.py [--corpus OUT] [--variant rust|rust-debug|c] LOG ... ; prints per-suite lines and,
 last, 'N passed, N failed'. --corpus collects the fuzzer's CORPUS lines into OUT.
 Exit status 1 if anything failed, a guest did not finish, or a log shows a splat.
 """
@@ -25,16 +25,18 @@ TAP_CASE = re.compile(r'^(not ok|ok) \d+ (\S+\.\S+)(.*)$')
 # line after it, and the program's own output prefixed with "# " in between.
 PROG_BEGIN = re.compile(r'^# selftests: bpf_ksym: (\S+)$')
 PROG_END = re.compile(r'^(not ok|ok) \d+ selftests: bpf_ksym: (\S+)(.*)$')
-# Cases that skip for a reason of the kernel under test, by registry; any other
-# skip fails the run, as a test that did not run proves nothing.
+# Cases that skip for a reason of the kernel under test, by flavour (--variant);
+# any other skip fails the run, as a test that did not run proves nothing.
 EXPECTED_SKIPS = {
-    'rust': {
-        # Needs lockdep (debug kernels), else rcu_read_lock_held() is always true.
-        'bpf_ksym.prog_ksym_find_warns_without_rcu',
-        # x86-64 kernels have no symbol at address 0 (per-CPU symbols start there
-        # only on some configurations).
+    'rust-debug': {
+        # x86-64 kernels since 6.15 have no symbol at address 0 (zero-based
+        # per-CPU symbols are gone).
         'global.symbol_at_address_zero_is_resolved',
     },
+}
+EXPECTED_SKIPS['rust'] = EXPECTED_SKIPS['rust-debug'] | {
+    # Needs lockdep (debug kernels), else rcu_read_lock_held() is always true.
+    'bpf_ksym.prog_ksym_find_warns_without_rcu',
 }
 EXPECTED_SKIPS['c'] = EXPECTED_SKIPS['rust'] | {
     # Mainline's index-based walk may miss or repeat symbols under churn.
@@ -50,7 +52,8 @@ def scan(path, variant, corpus=None):
     lines = [TS.sub('', l.rstrip('\r\n')) for l in open(path, errors='replace')]
     # Every boot runs KUnit; its passes count once per kernel, in the test boot.
     count_kunit = any(l.startswith('=== KSELFTESTS DONE') for l in lines)
-    expected_skips = EXPECTED_SKIPS.get(variant, set())
+    # A flavour without its own list (rust-cfi) has its registry's.
+    expected_skips = EXPECTED_SKIPS.get(variant, EXPECTED_SKIPS.get((variant or '').split('-')[0], set()))
     in_tap = False
     expecting, expected_seen = False, False
     suite = ''
@@ -60,6 +63,7 @@ def scan(path, variant, corpus=None):
         line = raw
         if m := PROG_BEGIN.match(raw):
             in_tap, planned, seen, binary = True, None, 0, m.group(1)
+            last_said = 'no output'
             continue
         if m := PROG_END.match(raw):
             in_tap = False
@@ -68,6 +72,8 @@ def scan(path, variant, corpus=None):
             # skipped as a whole (its cases are counted, and checked, below).
             if m.group(1) == 'not ok':
                 problems.append('%s failed:%s' % (m.group(2), m.group(3)))
+            elif '# SKIP' in m.group(3) and not seen:
+                problems.append('%s skipped as a whole: %s' % (m.group(2), last_said))
             if planned is None or seen < planned:
                 problems.append('%s reported %d of %s results (crashed?)' % (m.group(2), seen, planned))
             continue
@@ -78,6 +84,7 @@ def scan(path, variant, corpus=None):
         console = in_tap and not raw.startswith('# ')
         if in_tap and not console:
             line = raw[2:]
+            last_said = line
             if m := re.match(r'^1\.\.(\d+)', line):
                 planned = int(m.group(1))
         if line.startswith(('=== KSELFTESTS DONE', '=== DEMO END', '=== FUZZ END')):
@@ -89,7 +96,8 @@ def scan(path, variant, corpus=None):
             elif line.startswith('=== DEMO END'):
                 passed += 1
                 print('  pass  demo: programs in /proc/kallsyms and in perf call chains')
-            if line.startswith('=== KSELFTESTS DONE') and programs != runner_planned:
+            if line.startswith('=== KSELFTESTS DONE') and (not programs or
+                                                          programs != runner_planned):
                 problems.append('run_kselftest.sh planned %s programs, %d reported'
                                 % (runner_planned, programs))
             continue
@@ -171,7 +179,7 @@ def scan(path, variant, corpus=None):
                             % (done[-1] if done else 'no', asked.group(1) if asked else 'some'))
     # Suites every test kernel runs, and those only the Rust registry has.
     wanted = ['rust_doctests_kernel', 'rust_rbtree_latch', 'kallsyms_query']
-    if variant == 'rust':
+    if variant and variant.startswith('rust'):
         wanted.append('bpf_ksym')
     for want in wanted:
         if count_kunit and want not in suites:

@@ -21,20 +21,26 @@ def recorded(name):
         return f.read().splitlines(True)
 
 
-@pytest.fixture
-def debug_log():
-    return recorded('guest-rust-debug-test.log')
-
-
-@pytest.fixture
-def c_log():
-    return recorded('guest-c-test.log')
-
-
 def scan(tmp_path, lines, variant):
     path = tmp_path / 'guest.log'
     path.write_text(''.join(lines))
     return results.scan(str(path), variant)
+
+
+# Each recorded log passes as it is, so a test that finds it refused after a
+# change proves the change was noticed, not that the log was bad already.
+@pytest.fixture
+def debug_log(tmp_path):
+    lines = recorded('guest-rust-debug-test.log')
+    assert scan(tmp_path, lines, 'rust-debug')[1] == 0
+    return lines
+
+
+@pytest.fixture
+def c_log(tmp_path):
+    lines = recorded('guest-c-test.log')
+    assert scan(tmp_path, lines, 'c')[1] == 0
+    return lines
 
 
 def replace_first(lines, old, new):
@@ -57,7 +63,7 @@ C_PASSED, C_SKIPPED = 406, 3
 
 
 def test_recorded_debug_boot_counts(tmp_path, debug_log):
-    assert scan(tmp_path, debug_log, 'rust') == DEBUG_COUNTS
+    assert scan(tmp_path, debug_log, 'rust-debug') == DEBUG_COUNTS
 
 
 def test_recorded_c_boot_counts(tmp_path, c_log):
@@ -72,7 +78,7 @@ def test_c_boot_is_not_a_rust_boot(tmp_path, c_log):
 def test_failed_kunit_case_counts(tmp_path, debug_log):
     lines = replace_first(debug_log, '    ok 1 add_find_del_with_boundaries',
                           '    not ok 1 add_find_del_with_boundaries')
-    passed, failed, _ = scan(tmp_path, lines, 'rust')
+    passed, failed, _ = scan(tmp_path, lines, 'rust-debug')
     assert (passed, failed) == (DEBUG_COUNTS[0] - 1, 1)
 
 
@@ -108,7 +114,32 @@ def test_unexpected_skip_fails(tmp_path, c_log):
 
 
 def test_unfinished_guest_fails(tmp_path, debug_log):
-    assert scan(tmp_path, drop(debug_log, '=== KSELFTESTS DONE'), 'rust')[1] == 1
+    assert scan(tmp_path, drop(debug_log, '=== KSELFTESTS DONE'), 'rust-debug')[1] == 1
+
+
+def test_program_skipped_as_a_whole_fails(tmp_path, c_log):
+    # A program that skips before any case (no root, say) tested nothing.
+    i = next(i for i, l in enumerate(c_log) if l.startswith('# selftests: bpf_ksym: ksym_test'))
+    j = next(k for k in range(i, len(c_log)) if c_log[k].startswith('ok 1 selftests: '))
+    c_log[i + 1:j + 1] = ['# 1..0 # SKIP the bpf_ksym tests need root\n',
+                          'ok 1 selftests: bpf_ksym: ksym_test # SKIP\n']
+    assert scan(tmp_path, c_log, 'c')[1] == 1
+
+
+def test_empty_run_fails(tmp_path, c_log):
+    # An install without programs: the runner plans none and reports none.
+    i = next(i for i, l in enumerate(c_log) if l.startswith('# selftests: bpf_ksym: '))
+    j = max(i for i, l in enumerate(c_log) if l.startswith('ok 9 selftests: '))
+    lines = [l.replace('1..9', '1..0') if l.strip() == '1..9' else l for l in c_log[:i]]
+    assert scan(tmp_path, lines + c_log[j + 1:], 'c')[1] == 1
+
+
+def test_debug_kernel_must_not_skip_the_lockdep_case(tmp_path, debug_log):
+    # The warning case exists for the lockdep kernel: there it may not skip.
+    i = next(i for i, l in enumerate(debug_log)
+             if l.startswith('    ok 7 prog_ksym_find_warns_without_rcu'))
+    debug_log[i] = '    ok 7 prog_ksym_find_warns_without_rcu # SKIP\n'
+    assert scan(tmp_path, debug_log, 'rust-debug')[1] == 1
 
 
 def test_crashed_kselftest_fails(tmp_path, c_log):
@@ -122,20 +153,20 @@ def test_crashed_kselftest_fails(tmp_path, c_log):
 def test_splat_fails(tmp_path, debug_log):
     lines = debug_log[:100] + ['[   9.000000] BUG: KASAN: slab-use-after-free in x\n'] + \
         debug_log[100:]
-    assert scan(tmp_path, lines, 'rust')[1] == 1
+    assert scan(tmp_path, lines, 'rust-debug')[1] == 1
 
 
 def test_expected_warning_is_required(tmp_path, debug_log):
     lines = drop(debug_log, 'WARNING: bpf_ksym/exports.rs')
-    assert scan(tmp_path, lines, 'rust')[1] == 1
+    assert scan(tmp_path, lines, 'rust-debug')[1] == 1
 
 
 def test_other_warning_between_markers_fails(tmp_path, debug_log):
     i = next(i for i, l in enumerate(debug_log) if 'WARNING: bpf_ksym/exports.rs' in l)
     debug_log[i] = 'WARNING: mm/slub.c:100 at kmalloc+0x1/0x20, CPU#0: kunit_try_catch/789\n'
-    assert scan(tmp_path, debug_log, 'rust')[1] == 1
+    assert scan(tmp_path, debug_log, 'rust-debug')[1] == 1
 
 
 def test_missing_suite_fails(tmp_path, debug_log):
     lines = drop(debug_log, '# Subtest: rust_rbtree_latch')
-    assert scan(tmp_path, lines, 'rust')[1] == 1
+    assert scan(tmp_path, lines, 'rust-debug')[1] == 1
