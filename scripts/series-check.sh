@@ -37,7 +37,7 @@ mk() { make -C "$TREE" O="$OUT" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }
 configure() {
 	mk tinyconfig &&
 		KCONFIG_CONFIG="$OUT/.config" "$TREE/scripts/kconfig/merge_config.sh" -m -O "$OUT" \
-			"$OUT/.config" "$ROOT/config/bpf_ksym.config" "$frag" &&
+			"$OUT/.config" "${BASE_CONFIG[@]}" "$frag" &&
 		mk olddefconfig
 }
 
