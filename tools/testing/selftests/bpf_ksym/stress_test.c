@@ -337,7 +337,7 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 
 		snprintf(s, sizeof(s), "%d", seconds);
 		execlp("perf", "perf", "record", "-q", "-a", "-g", "-e", "cpu-clock",
-		      "-F", "999", "-o", "/tmp/stress.perf", "--", "sleep", s, NULL);
+		       "-F", "999", "-o", "/tmp/stress.perf", "--", "sleep", s, NULL);
 		_exit(127);
 	}
 	pthread_create(&t[0], NULL, load_progs, NULL);
