@@ -15,7 +15,7 @@ need_root() {
 # the LLVM major of rustc 1.95, so C helpers can be inlined into Rust).
 PKGS=(
 	clang-22 lld-22 llvm-22 libclang-22-dev
-	make patch flex bison bc libelf-dev libssl-dev cpio dwarves kmod rsync xz-utils
+	make patch flex bison bc libelf-dev libssl-dev cpio dwarves kmod rsync xz-utils ccache
 	qemu-system-x86 busybox-static bpftool linux-perf
 	libbpf-dev zlib1g-dev libzstd-dev python3 zstd
 	shellcheck python3-pytest python3-sphinx python3-yaml

@@ -40,3 +40,16 @@ KOUT=$BUILD/kernel-$FLAVOR
 # CLIPPY=1: every Rust object is compiled by clippy-driver (rustc plus clippy's lint passes),
 # so every build lints our crates; build-kernel.sh fails on a Rust warning.
 kmake() { make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" CLIPPY=1 -j"$(nproc)" "$@"; }
+
+# Compiled C objects are cached outside the checkout, as the sources are: a clean
+# clone at the same path whose sources did not change rebuilds its kernels' C in
+# minutes. ccache stands in for clang-$LLVM_VER on PATH, so the compiler's command
+# lines, which kbuild records, stay the same. No base_dir: it would rewrite the
+# paths kbuild's -fmacro-prefix-map strips (__FILE__ in WARN and BUG) and DWARF's.
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-10G}
+if command -v ccache >/dev/null; then
+	mkdir -p "$CACHE/ccache-bin"
+	ln -sfn "$(command -v ccache)" "$CACHE/ccache-bin/clang-$LLVM_VER"
+	export PATH="$CACHE/ccache-bin:$PATH"
+fi
