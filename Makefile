@@ -21,14 +21,18 @@
 #
 # Every stage prints what it does and how long it took; see README.md.
 
+S := scripts
 BPF_KSYM ?= rust
 export BPF_KSYM
-# The build directory and guest logs of a kernel: build/kernel-$(FLAVOR),
-# build/guest-$(FLAVOR)-<mode>.log (as scripts/lib.sh and boot.sh spell them).
-FLAVOR := $(BPF_KSYM)$(if $(EXTRA_CONFIG),-$(EXTRA_CONFIG))
+# The kernel's flavour (rust, c, rust-debug, ...), as scripts/lib.sh defines it:
+# its build directory is build/kernel-$(FLAVOR), its guest logs
+# build/guest-$(FLAVOR)-<mode>.log (scripts/boot.sh).
+FLAVOR := $(shell BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG) bash -c '. $(S)/lib.sh && echo $$FLAVOR')
+ifeq ($(FLAVOR),)
+$(error scripts/lib.sh refused BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG): see above)
+endif
 FUZZ_INPUTS ?= 1000000
 FUZZ_SEED ?= 1
-S := scripts
 
 .PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
 	test-debug results fuzz configs series series-check lint \
