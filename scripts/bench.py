@@ -30,6 +30,7 @@ BUILD = os.path.join(ROOT, 'build')
 OUT = os.path.join(BUILD, 'bench')
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import bench_plot  # noqa: E402
+from markers import BENCH_END  # noqa: E402
 
 NS = [int(x) for x in os.environ.get('BENCH_N', '1,100,1000,10000,30000').split(',')]
 RUNS = int(os.environ.get('BENCH_RUNS', '3'))
@@ -70,7 +71,7 @@ def boot(variant, mode):
     if bad:
         sys.exit('bench: the %s kernel answered wrongly: %s\n(see %s)' % (variant, bad.group(0), log))
     missing = [(w, n) for w in ORDER for n in NS if (w, n) not in got]
-    if missing or '=== BENCH END rc=0' not in text:
+    if missing or BENCH_END + ' rc=0' not in text:
         sys.exit('bench: the %s guest (%s) gave no figure for %s; see %s'
                  % (variant, mode, missing[:4] or 'its exit', log))
     print('    %-4s %-6s boot done in %4.0fs' % (variant, mode, time.time() - t0), flush=True)

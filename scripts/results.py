@@ -9,6 +9,8 @@ import os
 import re
 import sys
 
+from markers import DEMO_END, FUZZ_END, KSELFTESTS_DONE
+
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 # Any stack dump counts: some reports (allocation failures) have no WARNING/BUG line.
 SPLAT = re.compile(r'(WARNING:|BUG:|kernel BUG at|Call Trace:|Oops|Kernel panic|'
@@ -51,7 +53,7 @@ def scan(path, variant, corpus=None):
     suites = set()
     lines = [TS.sub('', l.rstrip('\r\n')) for l in open(path, errors='replace')]
     # Every boot runs KUnit; its passes count once per kernel, in the test boot.
-    count_kunit = any(l.startswith('=== KSELFTESTS DONE') for l in lines)
+    count_kunit = any(l.startswith(KSELFTESTS_DONE) for l in lines)
     # A flavour without its own list (rust-cfi) has its registry's.
     expected_skips = EXPECTED_SKIPS.get(variant, EXPECTED_SKIPS.get((variant or '').split('-')[0], set()))
     in_tap = False
@@ -87,16 +89,16 @@ def scan(path, variant, corpus=None):
             last_said = line
             if m := re.match(r'^1\.\.(\d+)', line):
                 planned = int(m.group(1))
-        if line.startswith(('=== KSELFTESTS DONE', '=== DEMO END', '=== FUZZ END')):
+        if line.startswith((KSELFTESTS_DONE, DEMO_END, FUZZ_END)):
             in_tap = False
             ended = True
             m = re.search(r'rc=(\d+)', line)
             if m and m.group(1) != '0':
                 problems.append('%s failed (rc=%s)' % (line.split()[1].lower(), m.group(1)))
-            elif line.startswith('=== DEMO END'):
+            elif line.startswith(DEMO_END):
                 passed += 1
                 print('  pass  demo: programs in /proc/kallsyms and in perf call chains')
-            if line.startswith('=== KSELFTESTS DONE') and (not programs or
+            if line.startswith(KSELFTESTS_DONE) and (not programs or
                                                           programs != runner_planned):
                 problems.append('run_kselftest.sh planned %s programs, %d reported'
                                 % (runner_planned, programs))
@@ -171,7 +173,7 @@ def scan(path, variant, corpus=None):
             failed += 1
             print('  FAIL  bpf_ksym_bench: %s' % (wrong[0] if wrong else 'did not finish'))
     # A fuzz boot must have run exactly the inputs its command line asked for.
-    if '=== FUZZ END' in text:
+    if FUZZ_END in text:
         asked = re.search(r'Command line:.*\bksym_fuzz=(\d+)', text)
         done = re.findall(r'^FUZZ inputs=(\d+)', text, re.M)
         if not done or (asked and done[-1] != asked.group(1)):
