@@ -61,6 +61,8 @@ def scan(path, variant, corpus=None):
     suite = ''
     ended = False
     runner_planned, programs = None, 0
+    planned, seen, binary, last_said = None, 0, None, 'no output'
+    warnings_expected = 0
     for i, raw in enumerate(lines):
         line = raw
         if m := PROG_BEGIN.match(raw):
@@ -72,12 +74,17 @@ def scan(path, variant, corpus=None):
             programs += 1
             # "# exit=N", "# TIMEOUT N seconds", or "# SKIP" for a program that
             # skipped as a whole (its cases are counted, and checked, below).
-            if m.group(1) == 'not ok':
+            if m.group(2) != binary:
+                problems.append('result of %s without its header (its cases went uncounted)'
+                                % m.group(2))
+            elif m.group(1) == 'not ok':
                 problems.append('%s failed:%s' % (m.group(2), m.group(3)))
-            elif '# SKIP' in m.group(3) and not seen:
-                problems.append('%s skipped as a whole: %s' % (m.group(2), last_said))
+            elif not seen:
+                problems.append('%s ran no case (%s): %s' % (m.group(2), m.group(3).strip() or
+                                                             'exit 0', last_said))
             if planned is None or seen < planned:
                 problems.append('%s reported %d of %s results (crashed?)' % (m.group(2), seen, planned))
+            planned, seen, binary, last_said = None, 0, None, 'no output'
             continue
         if not in_tap and (m := re.match(r'^1\.\.(\d+)$', raw)):
             runner_planned = int(m.group(1))
@@ -145,6 +152,7 @@ def scan(path, variant, corpus=None):
         # WARNING there is expected (and required), any other splat still fails.
         if line.endswith('expected WARNING begins'):
             expecting, expected_seen = True, False
+            warnings_expected += 1
             continue
         if line.endswith('expected WARNING ends'):
             if not expected_seen:
@@ -162,6 +170,10 @@ def scan(path, variant, corpus=None):
             problems.append('splat: ' + line.strip())
     if expecting:
         problems.append('a test expected a WARNING and did not say it ended')
+    # The lockdep kernel exists to run prog_ksym_find_warns_without_rcu, which
+    # passes without a word when lockdep has turned itself off: require its warning.
+    if (variant or '').endswith('-debug') and count_kunit and not warnings_expected:
+        problems.append('no expected WARNING on the debug kernel: lockdep off, or the case did not run')
     # A test boot runs the in-kernel benchmark on 1 .. 1000 symbols; it checks every answer.
     text = '\n'.join(lines)
     if 'bpf_ksym_bench.max_n=' in text:

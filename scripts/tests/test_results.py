@@ -142,6 +142,26 @@ def test_debug_kernel_must_not_skip_the_lockdep_case(tmp_path, debug_log):
     assert scan(tmp_path, debug_log, 'rust-debug')[1] == 1
 
 
+def test_debug_kernel_without_the_warning_fails(tmp_path, debug_log):
+    # Lockdep off: the case passes silently, without its markers or warning.
+    lines = [l for l in debug_log if 'expected WARNING' not in l]
+    assert scan(tmp_path, lines, 'rust-debug')[1] == 1
+
+
+def test_program_without_cases_fails(tmp_path, c_log):
+    # "1..0" and exit 0: nothing ran, though the runner says ok.
+    i = next(i for i, l in enumerate(c_log) if l.startswith('# selftests: bpf_ksym: ksym_test'))
+    j = next(k for k in range(i, len(c_log)) if c_log[k].startswith('ok 1 selftests: '))
+    c_log[i + 1:j] = ['# 1..0\n']
+    assert scan(tmp_path, c_log, 'c')[1] == 1
+
+
+def test_result_without_its_header_fails(tmp_path, c_log):
+    # A lost header would leave the program's cases unchecked.
+    lines = drop(c_log, '# selftests: bpf_ksym: ksym_kinds_test')
+    assert scan(tmp_path, lines, 'c')[1] == 1
+
+
 def test_crashed_kselftest_fails(tmp_path, c_log):
     # A program that stops before its plan is done.
     i = next(i for i, l in enumerate(c_log) if l.startswith('ok 1 selftests: bpf_ksym: '))
