@@ -27,7 +27,7 @@ export BPF_KSYM
 # The kernel's flavour (rust, c, rust-debug, ...), as scripts/lib.sh defines it:
 # its build directory is build/kernel-$(FLAVOR), its guest logs
 # build/guest-$(FLAVOR)-<mode>.log (scripts/boot.sh).
-FLAVOR := $(shell BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG) bash -c '. $(S)/lib.sh && echo $$FLAVOR')
+FLAVOR := $(shell BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG) bash -c '. $(S)/lib.sh; echo $$FLAVOR')
 ifeq ($(FLAVOR),)
 $(error scripts/lib.sh refused BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG): see above)
 endif
