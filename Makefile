@@ -57,7 +57,8 @@ build: kernel initramfs
 run: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh run'
 	@sed -n '/== loading two BPF/,/=== DEMO END/p' build/guest-$(FLAVOR)-run.log | tr -d '\r'
-	@python3 $(S)/results.py build/guest-$(FLAVOR)-run.log | tail -n 1
+	@r=$$(python3 $(S)/results.py build/guest-$(FLAVOR)-run.log); rc=$$?; \
+		echo "$$r" | tail -n 1; exit $$rc
 
 test: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh test'
