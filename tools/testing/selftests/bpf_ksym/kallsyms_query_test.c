@@ -538,7 +538,7 @@ TEST(sample_and_cli_answer_like_the_text)
 	 * The sample (CONFIG_SAMPLE_KALLSYMS_QUERY) and tools/ksym-query are not
 	 * part of this target: installed on $PATH, they are tested here.
 	 */
-	if (system("command -v kallsyms_query >/dev/null && command -v ksym-query >/dev/null") != 0)
+	if (!have_tool("kallsyms_query") || !have_tool("ksym-query"))
 		SKIP(return, "kallsyms_query (samples) or ksym-query (tools) not on $PATH");
 	fd = kq_fd();
 	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));

@@ -21,6 +21,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "kselftest.h"
+
 /*
  * Every test here gets 10 minutes instead of the harness's 30 s: on a debug
  * kernel (KASAN, lockdep) under TCG the churn tests take minutes. Included
@@ -33,14 +35,12 @@
 
 /*
  * Every test loads BPF programs, reads real addresses or changes sysctls:
- * without root there is nothing to test (kselftest's exit code 4 is a skip).
+ * without root there is nothing to test.
  */
 __attribute__((constructor)) static void ksym_need_root(void)
 {
-	if (geteuid() == 0)
-		return;
-	printf("1..0 # SKIP the bpf_ksym tests need root\n");
-	exit(4);
+	if (geteuid())
+		ksft_exit_skip("the bpf_ksym tests need root\n");
 }
 
 /* Is @tool on $PATH? For tests that run perf or bpftool as users do. */
