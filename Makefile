@@ -24,9 +24,13 @@
 S := scripts
 BPF_KSYM ?= rust
 export BPF_KSYM
+# Where the kernel trees, their objects, the initramfs and the guest logs go;
+# scripts/lib.sh takes it from here (.ci/run keeps it outside the checkout).
+BUILD ?= $(CURDIR)/build
+export BUILD
 # The kernel's flavour (rust, c, rust-debug, ...), as scripts/lib.sh defines it:
-# its build directory is build/kernel-$(FLAVOR), its guest logs
-# build/guest-$(FLAVOR)-<mode>.log (scripts/boot.sh).
+# its build directory is $(BUILD)/kernel-$(FLAVOR), its guest logs
+# $(BUILD)/guest-$(FLAVOR)-<mode>.log (scripts/boot.sh).
 FLAVOR := $(shell BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG) bash -c '. $(S)/lib.sh; echo $$FLAVOR')
 ifeq ($(FLAVOR),)
 $(error scripts/lib.sh refused BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG): see above)
@@ -56,21 +60,21 @@ build: kernel initramfs
 
 run: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh run'
-	@sed -n '/== loading two BPF/,/=== DEMO END/p' build/guest-$(FLAVOR)-run.log | tr -d '\r'
-	@r=$$(python3 $(S)/results.py build/guest-$(FLAVOR)-run.log); rc=$$?; \
+	@sed -n '/== loading two BPF/,/=== DEMO END/p' $(BUILD)/guest-$(FLAVOR)-run.log | tr -d '\r'
+	@r=$$(python3 $(S)/results.py $(BUILD)/guest-$(FLAVOR)-run.log); rc=$$?; \
 		echo "$$r" | tail -n 1; exit $$rc
 
 test: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh test'
-	@python3 $(S)/results.py --variant $(FLAVOR) build/guest-$(FLAVOR)-test.log
+	@python3 $(S)/results.py --variant $(FLAVOR) $(BUILD)/guest-$(FLAVOR)-test.log
 
 # The guest logs of test-all and test-debug, each with the registry it booted
 # (results.py --variant: the flavour, whose expected skips differ); `make results`
 # counts them all (what CI prints last).
-TEST_ALL_LOGS := --variant rust build/guest-rust-test.log --variant c build/guest-c-test.log \
-	--variant rust build/guest-rust-run.log
-TEST_DEBUG_LOGS := --variant rust-debug build/guest-rust-debug-test.log \
-	--variant rust-debug build/guest-rust-debug-fuzz.log
+TEST_ALL_LOGS := --variant rust $(BUILD)/guest-rust-test.log --variant c $(BUILD)/guest-c-test.log \
+	--variant rust $(BUILD)/guest-rust-run.log
+TEST_DEBUG_LOGS := --variant rust-debug $(BUILD)/guest-rust-debug-test.log \
+	--variant rust-debug $(BUILD)/guest-rust-debug-fuzz.log
 
 test-all:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
@@ -90,7 +94,7 @@ test-debug:
 	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_CMDLINE=STRESS_SECONDS=60 timed boot bash $(S)/boot.sh test'
 	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
 		timed boot bash $(S)/boot.sh fuzz'
-	@python3 $(S)/results.py --corpus build/fuzz/kallsyms_query.corpus $(TEST_DEBUG_LOGS)
+	@python3 $(S)/results.py --corpus $(BUILD)/fuzz/kallsyms_query.corpus $(TEST_DEBUG_LOGS)
 
 results:
 	@python3 $(S)/results.py $(TEST_ALL_LOGS) $(TEST_DEBUG_LOGS)
@@ -98,8 +102,8 @@ results:
 fuzz: build
 	@bash -c '. $(S)/lib.sh; GUEST_TIMEOUT=3000 GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
 		timed boot bash $(S)/boot.sh fuzz'
-	@python3 $(S)/results.py --corpus build/fuzz/kallsyms_query.corpus \
-		--variant $(FLAVOR) build/guest-$(FLAVOR)-fuzz.log
+	@python3 $(S)/results.py --corpus $(BUILD)/fuzz/kallsyms_query.corpus \
+		--variant $(FLAVOR) $(BUILD)/guest-$(FLAVOR)-fuzz.log
 
 # Rust against C: in-kernel lookups and add/del, full /proc/kallsyms reads,
 # KALLSYMS_QUERY, program load+unload, at N = 1 .. 30,000 BPF symbols, in
@@ -131,4 +135,4 @@ shell: build
 	@bash $(S)/boot.sh shell
 
 clean:
-	rm -rf build
+	rm -rf $(BUILD)
