@@ -91,7 +91,7 @@ htmldocs() {
 		cat "$BUILD/docs.log"
 		return 1
 	}
-	! grep -E 'bpf_ksym[^ ]*\.rst.*(WARNING|ERROR)' "$BUILD/docs.log"
+	! grep -E 'Documentation/bpf/bpf_ksym\.rst.*(WARNING|ERROR)' "$BUILD/docs.log"
 }
 
 unit_tests() { /usr/bin/python3 -m pytest -q -p no:cacheprovider "$ROOT/scripts/tests"; }
