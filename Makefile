@@ -31,7 +31,8 @@ export BUILD
 # The kernel's flavour (rust, c, rust-debug, ...), as scripts/lib.sh defines it:
 # its build directory is $(BUILD)/kernel-$(FLAVOR), its guest logs
 # $(BUILD)/guest-$(FLAVOR)-<mode>.log (scripts/boot.sh).
-FLAVOR := $(shell BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG) bash -c '. $(S)/lib.sh; echo $$FLAVOR')
+flavour_of = $(shell BPF_KSYM=$(1) EXTRA_CONFIG=$(2) bash -c '. $(S)/lib.sh; echo $$FLAVOR')
+FLAVOR := $(call flavour_of,$(BPF_KSYM),$(EXTRA_CONFIG))
 ifeq ($(FLAVOR),)
 $(error scripts/lib.sh refused BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG): see above)
 endif
@@ -68,13 +69,14 @@ test: build
 	@bash -c '. $(S)/lib.sh; timed boot bash $(S)/boot.sh test'
 	@python3 $(S)/results.py --variant $(FLAVOR) $(BUILD)/guest-$(FLAVOR)-test.log
 
-# The guest logs of test-all and test-debug, each with the registry it booted
-# (results.py --variant: the flavour, whose expected skips differ); `make results`
-# counts them all (what CI prints last).
-TEST_ALL_LOGS := --variant rust $(BUILD)/guest-rust-test.log --variant c $(BUILD)/guest-c-test.log \
-	--variant rust $(BUILD)/guest-rust-run.log
-TEST_DEBUG_LOGS := --variant rust-debug $(BUILD)/guest-rust-debug-test.log \
-	--variant rust-debug $(BUILD)/guest-rust-debug-fuzz.log
+# The guest logs of test-all and test-debug, each with the flavour it booted
+# (results.py --variant: their expected skips differ); `make results` counts
+# them all (what CI prints last). The debug kernel: see test-debug.
+DEBUG := BPF_KSYM=rust EXTRA_CONFIG=debug
+DEBUG_FLAVOR := $(call flavour_of,rust,debug)
+guest_log = --variant $(1) $(BUILD)/guest-$(1)-$(2).log
+TEST_ALL_LOGS := $(call guest_log,rust,test) $(call guest_log,c,test) $(call guest_log,rust,run)
+TEST_DEBUG_LOGS := $(call guest_log,$(DEBUG_FLAVOR),test) $(call guest_log,$(DEBUG_FLAVOR),fuzz)
 
 test-all:
 	@$(MAKE) --no-print-directory build BPF_KSYM=rust
@@ -87,12 +89,12 @@ test-all:
 # The same suites on the debug kernel (config/debug.config, its own build
 # directory), the stress test for 60 s instead of 15, then FUZZ_INPUTS fuzz
 # inputs; any splat or kmemleak report fails. Interesting fuzz inputs go to
-# build/fuzz/kallsyms_query.corpus.
-DEBUG := BPF_KSYM=rust EXTRA_CONFIG=debug GUEST_TIMEOUT=3000
+# $(BUILD)/fuzz/kallsyms_query.corpus.
 test-debug:
 	@$(MAKE) --no-print-directory build $(DEBUG)
-	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_CMDLINE=STRESS_SECONDS=60 timed boot bash $(S)/boot.sh test'
-	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
+	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_TIMEOUT=3000 GUEST_CMDLINE=STRESS_SECONDS=60 \
+		timed boot bash $(S)/boot.sh test'
+	@bash -c '. $(S)/lib.sh; $(DEBUG) GUEST_TIMEOUT=3000 GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \
 		timed boot bash $(S)/boot.sh fuzz'
 	@python3 $(S)/results.py --corpus $(BUILD)/fuzz/kallsyms_query.corpus $(TEST_DEBUG_LOGS)
 
