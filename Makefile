@@ -6,6 +6,7 @@
 #   make test-debug          the suites on a lockdep/KASAN/kmemleak kernel, a longer
 #                            stress run and 1M KALLSYMS_QUERY fuzz inputs
 #   make results             count the guest logs of test-all and test-debug again
+#   make test-upstream       upstream's test_progs on the tests that reach the registry
 #   make fuzz                fuzz KALLSYMS_QUERY on the normal kernel (FUZZ_INPUTS)
 #   make shell               boot the same kernel to a guest shell
 #   make bench               the Rust registry against mainline C, every figure
@@ -40,7 +41,7 @@ FUZZ_INPUTS ?= 1000000
 FUZZ_SEED ?= 1
 
 .PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
-	test-debug results fuzz configs series series-check lint \
+	test-debug results test-upstream fuzz configs series series-check lint \
 	bench bench-query
 
 all: test
@@ -100,6 +101,19 @@ test-debug:
 
 results:
 	@python3 $(S)/results.py $(TEST_ALL_LOGS) $(TEST_DEBUG_LOGS)
+
+# Upstream's test_progs (tools/testing/selftests/bpf) on the tests that reach
+# the registry (scripts/upstream/ALLOWLIST minus DENYLIST), on a kernel with
+# the BPF selftests' config (EXTRA_CONFIG=upstream). Compares with the other
+# registry's run if there is one; writes $(BUILD)/upstream/table.md.
+UPSTREAM_LOGS := $(foreach r,rust c,$(call flavour_of,$(r),upstream)=$(BUILD)/guest-$(call flavour_of,$(r),upstream)-upstream.log)
+test-upstream:
+	@$(MAKE) --no-print-directory kernel EXTRA_CONFIG=upstream
+	@bash -c '. $(S)/lib.sh; EXTRA_CONFIG=upstream timed test_progs bash $(S)/upstream.sh'
+	@bash -c '. $(S)/lib.sh; EXTRA_CONFIG=upstream GUEST_TIMEOUT=7200 GUEST_MEM=4G \
+		timed boot bash $(S)/boot.sh upstream'
+	@mkdir -p $(BUILD)/upstream
+	@python3 $(S)/upstream.py --table $(BUILD)/upstream/table.md $(UPSTREAM_LOGS)
 
 fuzz: build
 	@bash -c '. $(S)/lib.sh; GUEST_TIMEOUT=3000 GUEST_CMDLINE=ksym_fuzz=$(FUZZ_INPUTS),$(FUZZ_SEED) \

@@ -17,7 +17,7 @@ kernel=$KOUT/arch/x86/boot/bzImage
 # "wild-memory-access" (Documentation/bpf/bpf_ksym.rst, Reliability tests).
 grep -qx CONFIG_KASAN=y "$KOUT/.config" && GUEST_CMDLINE="no5lvl ${GUEST_CMDLINE:-}"
 # KVM does not work on these machines; TCG does (see README).
-qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2G -nographic -no-reboot
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${GUEST_MEM:-2G}" -nographic -no-reboot
 	-kernel "$kernel" -initrd "$BUILD/initramfs-$FLAVOR.cpio.gz"
 	-append "console=ttyS0 panic=-1 oops=panic ksym_mode=$mode ksym_registry=$FLAVOR ${GUEST_CMDLINE:-}")
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of options

@@ -6,6 +6,14 @@ set -euo pipefail
 
 frags=("${BASE_CONFIG[@]}")
 [ -n "${EXTRA_CONFIG:-}" ] && frags+=("$ROOT/config/$EXTRA_CONFIG.config")
+# The kernel test_progs wants (make test-upstream): the BPF selftests' own
+# fragments as BPF CI merges them, ours on top. Theirs are not checked below:
+# they name options for other setups (a dropped one is counted, not fatal).
+theirs=()
+if [ "${EXTRA_CONFIG:-}" = upstream ]; then
+	b=$BUILD/src/tools/testing/selftests/bpf
+	theirs=("$b/config" "$b/config.vm" "$b/config.$(uname -m)")
+fi
 variant=$(mktemp)
 trap 'rm -f "$variant"' EXIT
 if [ "$BPF_KSYM" = rust ]; then
@@ -15,7 +23,7 @@ else
 fi
 frags+=("$variant")
 
-stamp=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
+stamp=$(cat "${theirs[@]}" "${frags[@]}" | sha256sum | cut -c1-16)
 if [ -f "$KOUT/.config" ] && [ "$(cat "$KOUT/.bpf_ksym_config" 2>/dev/null)" = "$stamp" ]; then
 	note "config: $KOUT/.config (unchanged)"
 	exit 0
@@ -25,8 +33,15 @@ step "configuring $BPF_KSYM kernel in $KOUT"
 mkdir -p "$KOUT"
 kmake tinyconfig >/dev/null
 KCONFIG_CONFIG="$KOUT/.config" "$BUILD/src/scripts/kconfig/merge_config.sh" -m -O "$KOUT" \
-	"$KOUT/.config" "${frags[@]}" >/dev/null
+	"$KOUT/.config" "${theirs[@]}" "${frags[@]}" >/dev/null
 kmake olddefconfig >/dev/null
+if [ ${#theirs[@]} -gt 0 ]; then
+	cat "${theirs[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=[ym]' | cut -d= -f1 |
+		while read -r opt; do grep -qE "^$opt=[ym]" "$KOUT/.config" || echo "$opt"; done \
+		>"$KOUT/upstream-config-unset.txt"
+	note "$(wc -l <"$KOUT/upstream-config-unset.txt") option(s) of the BPF selftests' fragments" \
+		"are not set here: $KOUT/upstream-config-unset.txt"
+fi
 
 # An option whose dependencies are missing is dropped silently: say which.
 missing=0

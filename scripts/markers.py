@@ -1,10 +1,11 @@
 """The lines scripts/guest/init prints when a guest's run ends, for the host's readers.
 
 init writes them with the exit status of what it ran ("<marker> rc=N ==="); results.py
-(tests, demo, fuzzing) and bench.py (benchmarks) read them. A guest log without its
-marker did not finish.
+(tests, demo, fuzzing), bench.py (benchmarks) and upstream.py (test_progs) read them. A
+guest log without its marker did not finish.
 """
 KSELFTESTS_DONE = '=== KSELFTESTS DONE'
 DEMO_END = '=== DEMO END'
 FUZZ_END = '=== FUZZ END'
 BENCH_END = '=== BENCH END'
+UPSTREAM_END = '=== UPSTREAM END'

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Read the guest logs of make test-upstream (upstream's test_progs) and compare registries.
+
+Usage: upstream.py [--table OUT.md] FLAVOUR=LOG ... (e.g. rust-upstream=build/guest-...).
+Prints one line per test and subtest that is not OK on every registry, then per
+registry 'N passed, N failed, N skipped'; --table writes the whole per-test table
+(Markdown, one column per registry) for the README. A registry whose log is
+missing is left out with a note, so one registry can be run alone.
+
+Exit status 1 if a log did not finish, the kernel printed a splat, a test failed
+on any registry, or the registries that ran disagree on a result.
+"""
+import argparse
+import os
+import re
+import sys
+
+from markers import UPSTREAM_END
+from results import SPLAT, TS
+
+# test_progs' print_test_result() and print_subtest_name(): "#12 name:OK",
+# "#12/3 name/subtest:FAIL", "#12 name:OK (SKIP: 1/4)", "#12 name:SKIP (not built)".
+RESULT = re.compile(r'^#(\d+)(?:/\d+)?\s+(\S.*?):(OK|FAIL|SKIP)\b(.*)$')
+SUMMARY = re.compile(r'^Summary: (\d+)/(\d+) PASSED, (\d+) SKIPPED.*, (\d+)/(\d+) FAILED')
+
+
+def scan(path):
+    """Return ({name: result}, [problems]) for one guest log."""
+    results, problems, summary, ended = {}, [], None, False
+    for raw in open(path, errors='replace'):
+        line = TS.sub('', raw.rstrip('\r\n'))
+        if SPLAT.search(line):
+            problems.append('splat: ' + line.strip())
+        m = RESULT.match(line)
+        if m:
+            name, res, rest = m.group(2), m.group(3), m.group(4)
+            if res == 'SKIP' and 'not built' in rest:
+                res = 'NOT BUILT'
+            results[name] = res
+        if SUMMARY.match(line):
+            summary = line
+        if line.startswith(UPSTREAM_END):
+            ended = True
+    if not ended:
+        problems.append('the guest did not finish (no "%s" line)' % UPSTREAM_END)
+    elif summary is None:
+        problems.append('test_progs printed no summary: it did not run to the end')
+    if not results and ended:
+        problems.append('no test ran: the allow list matched nothing')
+    return results, problems
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--table', help='write the per-test Markdown table here')
+    ap.add_argument('logs', nargs='+', metavar='FLAVOUR=LOG')
+    args = ap.parse_args()
+    runs, failed = {}, False
+    for spec in args.logs:
+        flavour, _, path = spec.partition('=')
+        if not os.path.exists(path):
+            print('== %s: no guest log %s (not run, or its build or boot failed)' % (flavour, path))
+            continue
+        results, problems = scan(path)
+        runs[flavour] = results
+        for p in problems:
+            print('%s: PROBLEM %s' % (flavour, p))
+            failed = True
+    if not runs:
+        print('no test_progs log to read: run make test-upstream')
+        return 1
+    names = sorted(set().union(*runs.values()), key=lambda n: (n.split('/')[0], n))
+    rows = []
+    for name in names:
+        row = [runs[f].get(name, '-') for f in runs]
+        rows.append((name, row))
+        bad = [r for r in row if r not in ('OK', 'SKIP')]
+        if bad or len(set(row)) > 1:
+            failed = True
+            why = 'registries disagree' if len(set(row)) > 1 else 'failed'
+            print('%-60s %s  (%s)' % (name, '  '.join('%s=%s' % p for p in zip(runs, row)), why))
+    for f, results in runs.items():
+        counts = {k: sum(1 for v in results.values() if v == k) for k in ('OK', 'FAIL', 'SKIP')}
+        other = len(results) - sum(counts.values())
+        print('%s: %d passed, %d failed, %d skipped%s (tests and subtests)' % (
+            f, counts['OK'], counts['FAIL'] + other, counts['SKIP'],
+            ', %d not built' % other if other else ''))
+    if args.table:
+        with open(args.table, 'w') as out:
+            out.write('| test / subtest | %s |\n' % ' | '.join(runs))
+            out.write('|---|%s\n' % ('---|' * len(runs)))
+            for name, row in rows:
+                out.write('| %s | %s |\n' % (name, ' | '.join(row)))
+        print('table: %s (%d rows)' % (args.table, len(rows)))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
