@@ -27,8 +27,12 @@ BPF_KSYM ?= rust
 export BPF_KSYM
 # Where the kernel trees, their objects, the initramfs and the guest logs go;
 # scripts/lib.sh takes it from here (.ci/run keeps it outside the checkout).
-BUILD ?= $(CURDIR)/build
-export BUILD
+BPF_KSYM_BUILD ?= $(CURDIR)/build
+BUILD := $(abspath $(BPF_KSYM_BUILD))
+ifeq ($(BUILD),)
+$(error BPF_KSYM_BUILD is empty: unset it for build/ in the checkout)
+endif
+export BPF_KSYM_BUILD := $(BUILD)
 # The kernel's flavour (rust, c, rust-debug, ...), as scripts/lib.sh defines it:
 # its build directory is $(BUILD)/kernel-$(FLAVOR), its guest logs
 # $(BUILD)/guest-$(FLAVOR)-<mode>.log (scripts/boot.sh).
@@ -73,18 +77,21 @@ test: build
 # The guest logs of test-all and test-debug, each with the flavour it booted
 # (results.py --variant: their expected skips differ); `make results` counts
 # them all (what CI prints last). The debug kernel: see test-debug.
-DEBUG := BPF_KSYM=rust EXTRA_CONFIG=debug
-DEBUG_FLAVOR := $(call flavour_of,rust,debug)
+DEBUG_REGISTRY := rust
+DEBUG_EXTRA := debug
+DEBUG := BPF_KSYM=$(DEBUG_REGISTRY) EXTRA_CONFIG=$(DEBUG_EXTRA)
+DEBUG_FLAVOR := $(call flavour_of,$(DEBUG_REGISTRY),$(DEBUG_EXTRA))
 guest_log = --variant $(1) $(BUILD)/guest-$(1)-$(2).log
 TEST_ALL_LOGS := $(call guest_log,rust,test) $(call guest_log,c,test) $(call guest_log,rust,run)
 TEST_DEBUG_LOGS := $(call guest_log,$(DEBUG_FLAVOR),test) $(call guest_log,$(DEBUG_FLAVOR),fuzz)
 
+# Our config alone, whatever EXTRA_CONFIG says (its logs are those above).
 test-all:
-	@$(MAKE) --no-print-directory build BPF_KSYM=rust
-	@$(MAKE) --no-print-directory build BPF_KSYM=c
-	@bash -c '. $(S)/lib.sh; BPF_KSYM=rust timed boot bash $(S)/boot.sh test'
-	@bash -c '. $(S)/lib.sh; BPF_KSYM=c timed boot bash $(S)/boot.sh test'
-	@bash -c '. $(S)/lib.sh; BPF_KSYM=rust timed boot bash $(S)/boot.sh run'
+	@$(MAKE) --no-print-directory build BPF_KSYM=rust EXTRA_CONFIG=
+	@$(MAKE) --no-print-directory build BPF_KSYM=c EXTRA_CONFIG=
+	@bash -c '. $(S)/lib.sh; BPF_KSYM=rust EXTRA_CONFIG= timed boot bash $(S)/boot.sh test'
+	@bash -c '. $(S)/lib.sh; BPF_KSYM=c EXTRA_CONFIG= timed boot bash $(S)/boot.sh test'
+	@bash -c '. $(S)/lib.sh; BPF_KSYM=rust EXTRA_CONFIG= timed boot bash $(S)/boot.sh run'
 	@python3 $(S)/results.py $(TEST_ALL_LOGS)
 
 # The same suites on the debug kernel (config/debug.config, its own build

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.environ.get('BUILD') or os.path.join(ROOT, 'build')
+BUILD = os.environ.get('BPF_KSYM_BUILD') or os.path.join(ROOT, 'build')
 LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) text=([\d.]+) ioctl=([\d.]+) unit=(\w+)')
 
 

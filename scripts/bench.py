@@ -26,7 +26,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.environ.get('BUILD') or os.path.join(ROOT, 'build')
+BUILD = os.environ.get('BPF_KSYM_BUILD') or os.path.join(ROOT, 'build')
 OUT = os.path.join(BUILD, 'bench')
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import bench_plot  # noqa: E402

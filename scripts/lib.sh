@@ -6,7 +6,9 @@ KVER=${KVER:-7.3}
 # Downloads survive a fresh clone: they live outside the checkout.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 CACHE=${BPF_KSYM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf_ksym}
-BUILD=${BUILD:-$ROOT/build}
+# Trees, objects, initramfs and guest logs: $BPF_KSYM_BUILD (the Makefile passes it;
+# .ci/run points it at $CACHE/ci-build), else build/ in the checkout.
+BUILD=$(realpath -m "${BPF_KSYM_BUILD:-$ROOT/build}")
 export PATH="$HOME/.cargo/bin:$PATH"
 
 step() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
