@@ -23,14 +23,41 @@ else
 fi
 frags+=("$variant")
 
+# An option whose dependencies are missing is dropped silently: say which. Run
+# on every build, not only after a reconfigure: a patch to a Kconfig file or a
+# new compiler can make kbuild's syncconfig drop an option of an unchanged config.
+check_options() {
+	local missing=0 line opt want have
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*) opt=${line%%=*} ;;
+		'# CONFIG_'*' is not set') opt=${line#\# }; opt=${opt%% *}; line="$opt=n" ;;
+		*) continue ;;
+		esac
+		want=${line#*=}
+		have=$(grep -E "^$opt=" "$KOUT/.config" | cut -d= -f2- || true)
+		[ -n "$have" ] || have=n
+		if [ "$have" != "$want" ]; then
+			echo "error: $opt=$want was asked for but olddefconfig left $opt=$have" >&2
+			echo "       (a dependency is missing: see 'make menuconfig' in $KOUT, search $opt)" >&2
+			missing=1
+		fi
+	done < <(cat "${frags[@]}")
+	[ $missing = 0 ] || die "kernel config lost options; fix config/*.config"
+}
+
 stamp=$(cat "${theirs[@]}" "${frags[@]}" | sha256sum | cut -c1-16)
 if [ -f "$KOUT/.config" ] && [ "$(cat "$KOUT/.bpf_ksym_config" 2>/dev/null)" = "$stamp" ]; then
+	kmake syncconfig >/dev/null
+	check_options
 	note "config: $KOUT/.config (unchanged)"
 	exit 0
 fi
 
 step "configuring $BPF_KSYM kernel in $KOUT"
 mkdir -p "$KOUT"
+# A reconfigure that fails or is stopped must not leave the old stamp.
+rm -f "$KOUT/.bpf_ksym_config"
 kmake tinyconfig >/dev/null
 KCONFIG_CONFIG="$KOUT/.config" "$BUILD/src/scripts/kconfig/merge_config.sh" -m -O "$KOUT" \
 	"$KOUT/.config" "${theirs[@]}" "${frags[@]}" >/dev/null
@@ -43,23 +70,6 @@ if [ ${#theirs[@]} -gt 0 ]; then
 		"are not set here: $KOUT/upstream-config-unset.txt"
 fi
 
-# An option whose dependencies are missing is dropped silently: say which.
-missing=0
-while IFS= read -r line; do
-	case "$line" in
-	CONFIG_*=*) opt=${line%%=*} ;;
-	'# CONFIG_'*' is not set') opt=${line#\# }; opt=${opt%% *}; line="$opt=n" ;;
-	*) continue ;;
-	esac
-	want=${line#*=}
-	have=$(grep -E "^$opt=" "$KOUT/.config" | cut -d= -f2- || true)
-	[ -n "$have" ] || have=n
-	if [ "$have" != "$want" ]; then
-		echo "error: $opt=$want was asked for but olddefconfig left $opt=$have" >&2
-		echo "       (a dependency is missing: see 'make menuconfig' in $KOUT, search $opt)" >&2
-		missing=1
-	fi
-done < <(cat "${frags[@]}")
-[ $missing = 0 ] || die "kernel config lost options; fix config/*.config"
+check_options
 echo "$stamp" >"$KOUT/.bpf_ksym_config"
 note "config: $KOUT/.config"

@@ -27,7 +27,8 @@ make -s -C "$BUILD/src/tools/testing/selftests" TARGETS=bpf_ksym O="$KOUT" LLVM=
 # kselftest builds the module in the source tree: leave build/src as the series makes it.
 make -s -C "$BUILD/src/tools/testing/selftests/bpf_ksym/test_module" KDIR="$KOUT" \
 	LLVM=-"$LLVM_VER" clean
-make -s -C "$BUILD/src/tools/bpf/bpf_ksym_bench" OUTPUT="$tests" LDFLAGS=-static \
+# -B: their rules do not depend on the installed uapi headers.
+make -s -B -C "$BUILD/src/tools/bpf/bpf_ksym_bench" OUTPUT="$tests" LDFLAGS=-static \
 	KHDR_INCLUDES="-isystem $KOUT/usr/include" ||
 	die "building tools/bpf/bpf_ksym_bench failed"
 sample=$KOUT/samples/kallsyms_query/kallsyms_query

@@ -36,15 +36,19 @@ export LIBCLANG_PATH=/usr/lib/llvm-$LLVM_VER/lib
 BPF_KSYM=${BPF_KSYM:-rust}
 case "$BPF_KSYM" in rust|c) ;; *) die "BPF_KSYM must be rust or c, not '$BPF_KSYM'" ;; esac
 # EXTRA_CONFIG=<name> adds config/<name>.config; kernel, initramfs and guest logs
-# of that flavour get names of their own (build/kernel-rust-debug, ...).
+# of that flavour get names of their own ($BUILD/kernel-rust-debug, ...).
 FLAVOR=$BPF_KSYM${EXTRA_CONFIG:+-$EXTRA_CONFIG}
 KOUT=$BUILD/kernel-$FLAVOR
 # CLIPPY=1: every Rust object is compiled by clippy-driver (rustc plus clippy's lint passes),
-# so every build lints our crates; build-kernel.sh fails on a Rust warning.
-kmake() { make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" CLIPPY=1 -j"$(nproc)" "$@"; }
+# so every build lints our crates. -Dwarnings makes a warning fail the object: in an
+# incremental build an object that only warned would not be compiled (nor warn) again.
+kmake() {
+	make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" CLIPPY=1 KRUSTFLAGS=-Dwarnings \
+		-j"$(nproc)" "$@"
+}
 
-# Compiled C objects are cached outside the checkout, as the sources are: a clean
-# clone at the same path whose sources did not change rebuilds its kernels' C in
+# Compiled C objects are cached outside the checkout, as the sources are: a new
+# build directory whose sources did not change gets its kernels' C objects in
 # minutes. ccache stands in for clang-$LLVM_VER on PATH, so the compiler's command
 # lines, which kbuild records, stay the same. No base_dir: it would rewrite the
 # paths kbuild's -fmacro-prefix-map strips (__FILE__ in WARN and BUG) and DWARF's.

@@ -10,13 +10,18 @@ SRC=$BUILD/src
 OVERLAY_DIRS=(bpf_ksym kallsyms_query include rust samples Documentation tools)
 [ -f "$PRISTINE/.complete" ] || die "no kernel source at $PRISTINE: run scripts/fetch-source.sh"
 
-if [ ! -f "$SRC/.bpf_ksym_tree" ]; then
+# Which pristine tree $SRC was copied from: a new download (another KVER, a
+# re-extracted package) means a new copy, as the files we do not own would
+# otherwise stay those of the old one.
+origin="linux-$KVER $(stat -c %Y "$PRISTINE/.complete")"
+if [ ! -f "$SRC/.bpf_ksym_tree" ] || [ "$(cat "$SRC/.bpf_ksym_pristine" 2>/dev/null)" != "$origin" ]; then
 	step "copying pristine kernel tree to $SRC"
 	rm -rf "$SRC"
 	mkdir -p "$BUILD"
 	cp -a "$PRISTINE" "$SRC"
 	rm -f "$SRC/.complete"
 	: >"$SRC/.bpf_ksym_tree"
+	echo "$origin" >"$SRC/.bpf_ksym_pristine"
 fi
 
 # The files we own in the tree: those the patches touch, the overlay files,
