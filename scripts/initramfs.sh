@@ -51,13 +51,8 @@ echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 # Dynamic tools with every library they load; coreutils' timeout for the
 # kselftest runner (busybox's lacks --foreground).
 cp "$BUILD/ksym-query/release/ksym-query" "$sample" "$root/usr/bin/"
-for bin in /usr/sbin/bpftool /usr/bin/perf /usr/bin/timeout /usr/bin/ksym-query /usr/bin/kallsyms_query; do
-	[ -f "$root$bin" ] || cp "$bin" "$root$bin"
-	ldd "$root$bin" | grep -oE '/[^ ]+' | while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
-done
+install_programs "$root" /usr/sbin/bpftool /usr/bin/perf /usr/bin/timeout /usr/bin/ksym-query \
+	/usr/bin/kallsyms_query
 
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
 mv "$out.tmp" "$out"

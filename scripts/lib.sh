@@ -59,3 +59,17 @@ if command -v ccache >/dev/null; then
 	ln -sfn "$(command -v ccache)" "$CACHE/ccache-bin/clang-$LLVM_VER"
 	export PATH="$CACHE/ccache-bin:$PATH"
 fi
+
+# install_programs ROOT PATH...: put each program (unless ROOT has it already) and
+# every library ldd says it loads into the initramfs tree ROOT, at the same paths.
+install_programs() {
+	local root=$1 bin lib
+	shift
+	for bin in "$@"; do
+		[ -f "$root$bin" ] || cp "$bin" "$root$bin"
+		ldd "$root$bin" | grep -oE '/[^ ]+' | while read -r lib; do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	done
+}

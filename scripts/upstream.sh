@@ -47,13 +47,7 @@ echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 # Dynamic programs with every library they load; iproute2's ip for the tests
 # that set up network namespaces.
-for bin in /upstream/test_progs /usr/bin/timeout /usr/sbin/ip; do
-	[ -f "$root$bin" ] || cp "$bin" "$root$bin"
-	ldd "$root$bin" | grep -oE '/[^ ]+' | while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
-done
+install_programs "$root" /upstream/test_progs /usr/bin/timeout /usr/sbin/ip
 # glibc loads libgcc_s at run time to unwind a thread in pthread_exit().
 gcc_s=$(ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
 [ -n "$gcc_s" ] || die "no libgcc_s.so.1 for x86-64 (package libgcc-s1)"
