@@ -48,6 +48,40 @@ EXPECTED_SKIPS['c'] = EXPECTED_SKIPS['rust'] | {
 }
 
 
+class Splats:
+    """The splats in a log's lines, fed one at a time, but for a WARNING provoked on purpose.
+
+    A test that provokes one brackets it with "expected WARNING begins/ends" lines;
+    there, bpf_prog_ksym_find()'s own WARNING and its stack dump are expected (and
+    required); any other splat, there or elsewhere, is a problem.
+    """
+
+    def __init__(self):
+        self.expecting, self.seen, self.brackets, self.problems = False, False, 0, []
+
+    def feed(self, line):
+        if line.endswith('expected WARNING begins'):
+            self.expecting, self.seen = True, False
+            self.brackets += 1
+        elif line.endswith('expected WARNING ends'):
+            if not self.seen:
+                self.problems.append('no WARNING where a test expected one: ' + line.strip())
+            self.expecting = False
+        elif self.expecting and 'WARNING:' in line and not self.seen and \
+                ('bpf_prog_ksym_find' in line or 'bpf_ksym/exports.rs' in line):
+            self.seen = True
+        elif self.expecting and self.seen and 'Call Trace:' in line:
+            pass
+        elif SPLAT.search(line):
+            self.problems.append('splat: ' + line.strip())
+
+    def finish(self):
+        """The problems found, once every line has been fed."""
+        if self.expecting:
+            self.problems.append('a test expected a WARNING and did not say it ended')
+        return self.problems
+
+
 def scan(path, variant, corpus=None):
     passed, failed, skipped, problems = 0, 0, 0, []
     suites = set()
@@ -57,12 +91,11 @@ def scan(path, variant, corpus=None):
     # A flavour without its own list (rust-cfi) has its registry's.
     expected_skips = EXPECTED_SKIPS.get(variant, EXPECTED_SKIPS.get((variant or '').split('-')[0], set()))
     in_tap = False
-    expecting, expected_seen = False, False
+    splats = Splats()
     suite = ''
     ended = False
     runner_planned, programs = None, 0
     planned, seen, binary, last_said = None, 0, None, 'no output'
-    warnings_expected = 0
     for i, raw in enumerate(lines):
         line = raw
         if m := PROG_BEGIN.match(raw):
@@ -148,28 +181,9 @@ def scan(path, variant, corpus=None):
             corpus.append(line)
         if line.startswith('# STRESS '):
             print('  info  ' + line[2:])
-        # A test that provokes a warning on purpose brackets it with markers; only a
-        # WARNING there is expected (and required), any other splat still fails.
-        if line.endswith('expected WARNING begins'):
-            expecting, expected_seen = True, False
-            warnings_expected += 1
-            continue
-        if line.endswith('expected WARNING ends'):
-            if not expected_seen:
-                problems.append('no WARNING where a test expected one: ' + line.strip())
-            expecting = False
-            continue
-        # Only bpf_prog_ksym_find()'s own warning and its stack dump are expected.
-        if expecting and 'WARNING:' in line and not expected_seen and \
-                ('bpf_prog_ksym_find' in line or 'bpf_ksym/exports.rs' in line):
-            expected_seen = True
-            continue
-        if expecting and expected_seen and 'Call Trace:' in line:
-            continue
-        if SPLAT.search(line):
-            problems.append('splat: ' + line.strip())
-    if expecting:
-        problems.append('a test expected a WARNING and did not say it ended')
+        splats.feed(line)
+    problems += splats.finish()
+    warnings_expected = splats.brackets
     # The lockdep kernel exists to run prog_ksym_find_warns_without_rcu, which
     # passes without a word when lockdep has turned itself off: require its warning.
     if (variant or '').endswith('-debug') and count_kunit and not warnings_expected:
