@@ -10,7 +10,7 @@
 #                  messages scripts/checkpatch.allow explains
 #   ksym-query     cargo fmt --check and cargo clippy -D warnings
 #   htmldocs       Documentation/bpf builds with no warning from our page
-#   results.py     its unit tests on recorded guest logs (pytest)
+#   results.py     its and upstream.py's unit tests on recorded guest logs (pytest)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

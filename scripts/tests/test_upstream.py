@@ -1,0 +1,121 @@
+"""Unit tests of scripts/upstream.py on recorded test_progs runs (make lint runs them).
+
+logs/ holds a guest log of make test-upstream recorded on 2026-12-01 on the Rust registry
+(upstream's test_progs on scripts/upstream/ALLOWLIST, then the kernel log, with our KUnit
+suite's expected WARNING in it). Until the C registry's run is recorded, the second
+registry's log is a copy of it: what upstream.py compares does not depend on which registry
+wrote a log. Each test changes one thing in a copy and checks that upstream.py notices.
+"""
+import gzip
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import upstream  # noqa: E402
+
+RUST, C = 'rust-upstream', 'c-upstream'
+
+
+def recorded():
+    with gzip.open(os.path.join(HERE, 'logs', 'guest-rust-upstream-upstream.log.gz'), 'rt') as f:
+        return f.read().splitlines(True)
+
+
+def run(tmp_path, monkeypatch, capsys, logs, table=False):
+    """Run upstream.main() on {flavour: lines}; return (exit status, output, table)."""
+    argv = ['upstream.py']
+    if table:
+        argv += ['--table', str(tmp_path / 'table.md')]
+    for flavour, lines in logs.items():
+        path = tmp_path / ('%s.log' % flavour)
+        if lines is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(''.join(lines))
+        argv.append('%s=%s' % (flavour, path))
+    monkeypatch.setattr(sys, 'argv', argv)
+    rc = upstream.main()
+    out = capsys.readouterr().out
+    md = (tmp_path / 'table.md').read_text() if table else None
+    return rc, out, md
+
+
+def replace_first(lines, old, new):
+    for i, line in enumerate(lines):
+        if old in line:
+            lines[i] = line.replace(old, new, 1)
+            return lines
+    raise AssertionError('not in the recorded log: %r' % old)
+
+
+@pytest.fixture
+def logs(tmp_path, monkeypatch, capsys):
+    both = {RUST: recorded(), C: recorded()}
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, both)
+    assert rc == 0, out
+    return both
+
+
+def test_recorded_runs_agree_and_count_every_test_and_subtest(logs, tmp_path, monkeypatch, capsys):
+    rc, out, md = run(tmp_path, monkeypatch, capsys, logs, table=True)
+    assert rc == 0
+    results, problems = upstream.scan(str(tmp_path / ('%s.log' % RUST)))
+    assert not problems
+    # bpf_iter's ksym subtest is the iter/ksym target itself.
+    assert results['bpf_iter/ksym'] == 'OK'
+    assert results['ksyms'] == 'OK'
+    passed = sum(1 for v in results.values() if v == 'OK')
+    assert '%s: %d passed, 0 failed' % (RUST, passed) in out
+    assert '| bpf_iter/ksym | OK | OK |' in md
+    assert md.count('\n') == len(results) + 2
+
+
+def test_a_subtest_failing_on_one_registry_is_a_disagreement(logs, tmp_path, monkeypatch, capsys):
+    logs[C] = replace_first(logs[C], 'bpf_iter/ksym:OK', 'bpf_iter/ksym:FAIL')
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'bpf_iter/ksym' in out and 'registries disagree' in out
+
+
+def test_a_test_failing_on_both_fails(logs, tmp_path, monkeypatch, capsys):
+    for f in (RUST, C):
+        logs[f] = replace_first(logs[f], 'ksyms:OK', 'ksyms:FAIL')
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert '(failed)' in out
+
+
+def test_a_splat_in_the_kernel_log_fails(logs, tmp_path, monkeypatch, capsys):
+    logs[RUST] = replace_first(logs[RUST], '=== kernel log ===',
+                               '=== kernel log ===\n[   9.000000] WARNING: CPU: 0 at kernel/bpf/core.c:1')
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'splat' in out
+
+
+def test_a_guest_that_did_not_finish_fails(logs, tmp_path, monkeypatch, capsys):
+    logs[RUST] = [line for line in logs[RUST] if not line.startswith('=== UPSTREAM END')]
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'did not finish' in out
+
+
+def test_test_progs_dying_before_its_summary_fails(logs, tmp_path, monkeypatch, capsys):
+    logs[C] = [line for line in logs[C] if not line.startswith('Summary:')]
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'no summary' in out
+
+
+def test_one_registry_alone_is_judged_alone(logs, tmp_path, monkeypatch, capsys):
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, {RUST: logs[RUST], C: None})
+    assert rc == 0
+    assert 'no guest log' in out
+
+
+def test_no_log_at_all_fails(tmp_path, monkeypatch, capsys):
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, {RUST: None, C: None})
+    assert rc == 1
