@@ -14,6 +14,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import results  # noqa: E402
+from logedit import replace_first  # noqa: E402
 
 
 def recorded(name):
@@ -41,14 +42,6 @@ def c_log(tmp_path):
     lines = recorded('guest-c-test.log')
     assert scan(tmp_path, lines, 'c')[1] == 0
     return lines
-
-
-def replace_first(lines, old, new):
-    for i, line in enumerate(lines):
-        if old in line:
-            lines[i] = line.replace(old, new, 1)
-            return lines
-    raise AssertionError('not in the recorded log: %r' % old)
 
 
 def drop(lines, text):

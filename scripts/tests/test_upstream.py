@@ -15,6 +15,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import upstream  # noqa: E402
+from logedit import replace_first  # noqa: E402
 
 RUST, C = 'rust-upstream', 'c-upstream'
 
@@ -41,14 +42,6 @@ def run(tmp_path, monkeypatch, capsys, logs, table=False):
     out = capsys.readouterr().out
     md = (tmp_path / 'table.md').read_text() if table else None
     return rc, out, md
-
-
-def replace_first(lines, old, new):
-    for i, line in enumerate(lines):
-        if old in line:
-            lines[i] = line.replace(old, new, 1)
-            return lines
-    raise AssertionError('not in the recorded log: %r' % old)
 
 
 @pytest.fixture
