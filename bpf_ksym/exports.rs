@@ -222,6 +222,28 @@ pub unsafe extern "C" fn bpf_prog_ksym_find(addr: c_ulong) -> *mut bindings::bpf
     }
 }
 
+/// The registered symbol whose `[start, end]` holds `addr`, or NULL, for KALLSYMS_QUERY.
+///
+/// # Safety
+///
+/// The caller holds the RCU read lock for as long as it uses the result.
+#[export]
+pub unsafe extern "C" fn bpf_ksym_lookup(addr: c_ulong) -> *const bindings::bpf_ksym {
+    // Nested in the caller's: only to obtain a guard for the lookup's lifetime.
+    let rcu = rcu::read_lock();
+    registry::find(addr, &rcu).map_or(core::ptr::null(), |ksym| ksym.as_raw().cast_const())
+}
+
+/// How many times the registry changed, for KALLSYMS_QUERY's generation.
+///
+/// # Safety
+///
+/// Always safe to call.
+#[export]
+pub unsafe extern "C" fn bpf_ksym_generation() -> u64 {
+    registry::generation()
+}
+
 /// Whether the JIT image holding `ip` has set up its frame pointer at `ip`, for the unwinder.
 ///
 /// # Safety

@@ -61,6 +61,9 @@ global_lock! {
 
 static REMOVALS: Atomic<u64> = Atomic::new(0);
 
+/// Additions and removals so far: `bpf_ksym_generation()`.
+static GENERATION: Atomic<u64> = Atomic::new(0);
+
 /// Readies the registry; called once, early at boot.
 ///
 /// # Safety
@@ -96,6 +99,8 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
     // SAFETY: The writer lock serializes tree writers; `ksym` lives long enough.
     unsafe { TREE.0.insert(ksym) };
+    // After the insertion: a reader that sees the new count finds the symbol.
+    GENERATION.fetch_add(1, Release);
 }
 
 /// Unregisters `ksym` if it is registered. Readers may see it until a grace period has passed.
@@ -120,11 +125,20 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
     // Before `del` returns, hence before the owner can start the grace period that frees
     // `ksym`: a walker that still reads the old count may dereference its cursor.
     REMOVALS.fetch_add(1, Release);
+    // After the removal: a reader that sees the new count no longer finds the symbol.
+    GENERATION.fetch_add(1, Release);
 }
 
 /// How many symbols were removed so far.
 pub(crate) fn removals(_rcu: &rcu::Guard) -> u64 {
     REMOVALS.load(Acquire)
+}
+
+/// How many times the registry changed: it grows after every addition and removal.
+///
+/// A lookup made after reading a count (`Acquire`) sees every change that count includes.
+pub(crate) fn generation() -> u64 {
+    GENERATION.load(Acquire)
 }
 
 /// The symbol whose `[start, end]` holds `addr`, if any.
