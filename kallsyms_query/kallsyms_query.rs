@@ -8,6 +8,10 @@
 //! `kernel/kallsyms.c` owns the `proc_ops` seam and calls [`kallsyms_query`] with the user's
 //! `struct kallsyms_query`. Every error is one of the errnos the uapi header documents.
 //!
+//! - [`answer`] finds the symbol that covers an address, for the single and the batched query.
+//! - [`batch`] answers `KALLSYMS_QUERY_BY_ADDR_BATCH`.
+//! - [`generation`] keeps the number that tells a cache when to refresh.
+//!
 //! The struct's addresses and sizes are `__u64` on every architecture. Each one becomes a kernel
 //! `usize` through a checked conversion below (`struct_size`, `kernel_addr`, `user_addr`,
 //! `buf_len`), never by truncation: on a 32-bit kernel a truncated address would name the wrong
@@ -24,7 +28,6 @@ use kernel::{
     },
     page::PAGE_SIZE,
     prelude::*,
-    sync::rcu,
     transmute::{
         AsBytes,
         FromBytes, //
@@ -35,8 +38,14 @@ use kernel::{
     }, //
 };
 
+mod answer;
+mod batch;
+mod generation;
+
 #[cfg(CONFIG_KALLSYMS_QUERY_KUNIT_TEST)]
 mod tests;
+
+use answer::Answer;
 
 type Query = bindings::kallsyms_query;
 
@@ -47,24 +56,25 @@ struct UserQuery(Query);
 // SAFETY: `__u64`s and a `char` array: any bytes are a valid value.
 unsafe impl FromBytes for UserQuery {}
 
-// SAFETY: No padding (the size is the sum of the fields', `SIZE_VER1`, checked below) and no
+// SAFETY: No padding (the size is the sum of the fields', `SIZE_VER2`, checked below) and no
 // interior mutability: every byte is initialised.
 unsafe impl AsBytes for UserQuery {}
 
 const SIZE_VER0: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER0);
 const SIZE_VER1: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER1);
+const SIZE_VER2: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER2);
 const NAME_LEN: usize = casts::u32_as_usize(bindings::KSYM_NAME_LEN);
 /// `NAME_LEN` as the count of `strncpy_from_user()`.
 const NAME_COUNT: c_long = bindings::KSYM_NAME_LEN as c_long;
 
-static_assert!(size_of::<Query>() == SIZE_VER1);
+static_assert!(size_of::<Query>() == SIZE_VER2);
 
 /// The length of the array that `field` selects in a `T`, known without a `T` at hand.
 const fn array_len<T, U, const N: usize>(_field: fn(&T) -> &[U; N]) -> usize {
     N
 }
 
-/// The length of `sym_owner`.
+/// The length of `sym_owner`, and the most bytes an owner takes in a batch's name buffer.
 const OWNER_LEN: usize = array_len(|q: &Query| &q.sym_owner);
 
 /// `MODULE_NAME_LEN` ([`include/linux/module.h`](srctree/include/linux/module.h)), the size of
@@ -143,6 +153,47 @@ pub unsafe extern "C" fn kallsyms_query(show_value: bool, uarg: *mut c_void) -> 
     }
 }
 
+/// Starts counting module changes for the generation; `kallsyms_init()` calls it once at boot.
+///
+/// # Safety
+///
+/// Called once.
+#[export]
+pub unsafe extern "C" fn kallsyms_query_init() {
+    // SAFETY: Called once, per the safety requirements.
+    unsafe { generation::init() };
+}
+
+/// Which fields of the struct the caller knows, from its size.
+#[derive(Clone, Copy, PartialEq)]
+enum Version {
+    V0,
+    V1,
+    V2,
+}
+
+impl Version {
+    /// A size between two versions is the older version with bytes we do not know.
+    fn of(size: usize) -> Self {
+        if size >= SIZE_VER2 {
+            Self::V2
+        } else if size >= SIZE_VER1 {
+            Self::V1
+        } else {
+            Self::V0
+        }
+    }
+
+    /// The bytes of the struct that this version's caller gets back.
+    fn len(self) -> usize {
+        match self {
+            Self::V0 => SIZE_VER0,
+            Self::V1 => SIZE_VER1,
+            Self::V2 => SIZE_VER2,
+        }
+    }
+}
+
 fn query(show_value: bool, uarg: *mut c_void) -> Result {
     if !show_value {
         return Err(EPERM);
@@ -158,31 +209,105 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     // Bytes of a larger user struct beyond ours must be zero (`E2BIG` otherwise); a smaller one
     // leaves the newer fields zero.
     let UserQuery(mut q) = UserSlice::new(uarg, size).reader().read_struct()?;
-
-    // A size between two versions is the older version with bytes we do not know.
-    let ver1 = size >= SIZE_VER1;
+    let ver = Version::of(size);
+    if ver != Version::V2 {
+        // A size between versions 1 and 2: version 1 with bytes we do not know, which the
+        // version-2 fields must not be read from.
+        q.generation = 0;
+        q.sym_prog_id = 0;
+        q.sym_kind = 0;
+        q.sym_subprog = 0;
+        q.batch_addr = 0;
+        q.batch_count = 0;
+        q.batch_entry_size = 0;
+    }
+    // The new version's inputs must be zero where they are not used: a mode that reads them
+    // later cannot be mistaken for one that ignored them.
+    let batch_inputs = q.batch_addr != 0 || q.batch_count != 0 || q.batch_entry_size != 0;
+    // Before any lookup: an answer is at least as new as its generation.
+    let (generation, bpf_shown) = generation::read();
+    let rules = answer::Rules {
+        bpf_shown,
+        skip_going: ver == Version::V2,
+    };
+    let mut ids = IdRule::new(ver);
     match u32::try_from(q.query_flags) {
-        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_SYMBOL) => by_symbol(&mut q)?,
-        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) => by_addr(&mut q, ver1)?,
+        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_SYMBOL) if !batch_inputs => {
+            by_symbol(&mut q, ver)?
+        }
+        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) if !batch_inputs => {
+            by_addr(&mut q, &rules, &mut ids)?
+        }
+        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR_BATCH) if ver == Version::V2 => {
+            batch::by_addr_batch(&mut q, uarg.as_const_ptr().addr(), size, &rules, &mut ids)?
+        }
+        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_GENERATION)
+            if ver == Version::V2
+                && !batch_inputs
+                && q.sym_name_addr == 0
+                && q.sym_addr == 0
+                && q.sym_name_size == 0 => {}
         _ => return Err(EINVAL),
     }
+    q.generation = generation;
     // Write back the fields of the caller's version, nothing past them.
-    let len = if ver1 { SIZE_VER1 } else { SIZE_VER0 };
+    let len = ver.len();
     let q = UserQuery(q);
     UserSlice::new(uarg, len)
         .writer()
         .write_slice(&q.as_bytes()[..len])
 }
 
+/// Whether the caller may see BPF program ids, asked once per call and only when an answer has
+/// one (the check may go through the LSMs).
+pub(crate) struct IdRule {
+    /// `None` until asked; version 0 and 1 callers have no field for ids.
+    allowed: Option<bool>,
+}
+
+impl IdRule {
+    fn new(ver: Version) -> Self {
+        Self {
+            allowed: (ver != Version::V2).then_some(false),
+        }
+    }
+
+    /// `id`, or 0 if the caller may not see it.
+    pub(crate) fn filter(&mut self, id: u32) -> u32 {
+        if id == 0 {
+            return 0;
+        }
+        if *self.allowed.get_or_insert_with(may_see_ids) {
+            id
+        } else {
+            0
+        }
+    }
+}
+
+/// Whether the caller may see BPF program ids: the rule of `BPF_PROG_GET_FD_BY_ID` and
+/// `BPF_PROG_GET_NEXT_ID`, `CAP_SYS_ADMIN` in the initial user namespace. Checked without the
+/// audit record a denial would leave for every query, and without marking the task as having
+/// used its privilege (`PF_SUPERPRIV`): nothing is granted, an id is only shown.
+fn may_see_ids() -> bool {
+    // SAFETY: `get_current()` is the calling task, valid for the duration of the call.
+    unsafe {
+        bindings::has_capability_noaudit(bindings::get_current(), bindings::CAP_SYS_ADMIN as c_int)
+    }
+}
+
 /// `KALLSYMS_QUERY_BY_SYMBOL`: the address of the symbol named at `sym_name_addr`.
-fn by_symbol(q: &mut Query) -> Result {
+fn by_symbol(q: &mut Query, ver: Version) -> Result {
     if q.sym_addr != 0 || q.sym_name_size != 0 {
         return Err(EINVAL);
     }
-    // The version-1 fields describe BY_ADDR results only.
+    // The version-1 and -2 answer fields describe BY_ADDR results only.
     q.sym_start = 0;
     q.sym_size = 0;
     q.sym_owner = [0; OWNER_LEN];
+    q.sym_kind = 0;
+    q.sym_prog_id = 0;
+    q.sym_subprog = 0;
     let src = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
     // `UserSliceReader::strcpy_into_buf()` cannot tell a name of `NAME_LEN` characters (too
     // long) from one of `NAME_LEN - 1` without reading one byte more, which may fault at the end
@@ -210,7 +335,7 @@ fn by_symbol(q: &mut Query) -> Result {
     let name = CStr::from_bytes_with_nul(&buf[..=len]).map_err(|_| EINVAL)?;
     let addr = vmlinux_address(name).or_else(|e| {
         if e == ENOENT {
-            module_address(name)
+            module_address(name, ver == Version::V2)
         } else {
             Err(e)
         }
@@ -242,6 +367,8 @@ fn vmlinux_address(name: &CStr) -> Result<usize> {
 struct ModuleFind<'a> {
     name: &'a [u8],
     addr: Option<usize>,
+    /// Skip the symbols of modules being unloaded (version-2 callers, see `generation.rs`).
+    skip_going: bool,
 }
 
 /// Called for each module symbol; stops the walk with `EADDRNOTAVAIL` on a second address.
@@ -257,7 +384,7 @@ unsafe extern "C" fn module_symbol(data: *mut c_void, name: *const c_char, addr:
             CStr::from_char_ptr(name),
         )
     };
-    if name.to_bytes_with_nul() != find.name {
+    if name.to_bytes_with_nul() != find.name || (find.skip_going && answer::module_going_at(addr)) {
         return 0;
     }
     match find.addr {
@@ -270,10 +397,11 @@ unsafe extern "C" fn module_symbol(data: *mut c_void, name: *const c_char, addr:
 }
 
 /// The one address of `name` among the loaded modules.
-fn module_address(name: &CStr) -> Result<usize> {
+fn module_address(name: &CStr, skip_going: bool) -> Result<usize> {
     let mut find = ModuleFind {
         name: name.to_bytes_with_nul(),
         addr: None,
+        skip_going,
     };
     // SAFETY: `module_symbol` matches the callback type and `find` outlives the walk.
     let err = unsafe {
@@ -290,70 +418,27 @@ fn module_address(name: &CStr) -> Result<usize> {
 }
 
 /// `KALLSYMS_QUERY_BY_ADDR`: the symbol that covers `sym_addr`, as `%pS` finds it.
-fn by_addr(q: &mut Query, ver1: bool) -> Result {
+fn by_addr(q: &mut Query, rules: &answer::Rules, ids: &mut IdRule) -> Result {
     if q.sym_name_size == 0 {
         return Err(EINVAL);
     }
     let addr = kernel_addr(q.sym_addr)?;
-    let mut name = [0u8; NAME_LEN];
-    let (mut size, mut offset) = (0, 0);
-    let mut modname: *mut c_char = core::ptr::null_mut();
-    let mut owner = [0u8; OWNER_LEN];
-    let (found, bpf) = {
-        // The module that `modname` points into may go away once this RCU read section ends:
-        // its name is copied out before then.
-        let _rcu = rcu::read_lock();
-        // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
-        let found = unsafe {
-            bindings::kallsyms_lookup(
-                addr,
-                &mut size,
-                &mut offset,
-                &mut modname,
-                name.as_mut_ptr(),
-            )
-        };
-        // Not in a module and not in vmlinux: a BPF image. Decided from the address alone,
-        // since a second registry lookup could disagree with the first while programs come
-        // and go.
-        // SAFETY: Always safe to call.
-        let bpf = modname.is_null() && unsafe { bindings::is_ksym_addr(addr) } == 0;
-        let who: &[u8] = if !modname.is_null() {
-            // SAFETY: `kallsyms_lookup` set `modname` to the NUL-terminated name of a module
-            // that stays loaded while we are in this RCU read section.
-            unsafe { CStr::from_char_ptr(modname) }.to_bytes()
-        } else if bpf {
-            b"bpf"
-        } else {
-            b""
-        };
-        let n = who.len().min(owner.len() - 1);
-        owner[..n].copy_from_slice(&who[..n]);
-        (found, bpf)
-    };
-    if found.is_null() {
-        return Err(ENOENT);
-    }
-    // What `/proc/kallsyms` hides (`bpf_jit_kallsyms` off, or JIT hardening on), the query
-    // hides too: answering would give away where the JIT images are.
-    // SAFETY: Always safe to call.
-    if bpf && !unsafe { bindings::bpf_jit_kallsyms_enabled() } {
-        return Err(ENOENT);
-    }
-    let len = name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
-    if buf_len::<usize>(q.sym_name_size) < len {
+    let mut a = Answer::new();
+    a.lookup(addr, rules)?;
+    if buf_len::<usize>(q.sym_name_size) < a.name_len {
         return Err(ENAMETOOLONG);
     }
     let dst = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
-    UserSlice::new(dst, len)
+    UserSlice::new(dst, a.name_len)
         .writer()
-        .write_slice(&name[..len])?;
-    q.sym_name_size = u64::from_safe_cast(len);
-    if ver1 {
-        q.sym_start = u64::from_safe_cast(addr - offset);
-        q.sym_size = u64::from_safe_cast(size);
-        // All of it: the caller's struct may hold a longer name from an earlier answer.
-        q.sym_owner = owner;
-    }
+        .write_slice(a.name())?;
+    q.sym_name_size = u64::from_safe_cast(a.name_len);
+    q.sym_start = u64::from_safe_cast(a.start);
+    q.sym_size = u64::from_safe_cast(a.size);
+    // All of it: the caller's struct may hold a longer name from an earlier answer.
+    q.sym_owner = a.owner;
+    q.sym_kind = a.kind;
+    q.sym_prog_id = u64::from(ids.filter(a.prog_id));
+    q.sym_subprog = a.subprog;
     Ok(())
 }

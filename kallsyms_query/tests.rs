@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit tests of the conversions of the user's `__u64` fields.
+//! KUnit tests of the conversions of the user's `__u64` fields, the struct versions, and the
+//! batch's checks of its arrays.
 //!
 //! The conversions are generic over the integer type they produce, `usize` in the kernel, so a
 //! 64-bit kernel can show what a 32-bit one does: with `u32`, values that do not fit an
@@ -78,5 +79,47 @@ mod cases {
         // Whatever the type, a huge size holds the longest name.
         assert!(buf_len::<usize>(u64::MAX) >= NAME_LEN);
         assert!(u64::from(buf_len::<u32>(0x1_0000_0000)) >= u64::from_safe_cast(NAME_LEN));
+    }
+
+    /// A size between two versions is the older version.
+    #[test]
+    fn struct_versions_by_size() {
+        assert!(Version::of(SIZE_VER0) == Version::V0);
+        assert!(Version::of(SIZE_VER1 - 1) == Version::V0);
+        assert!(Version::of(SIZE_VER1) == Version::V1);
+        assert!(Version::of(SIZE_VER2 - 8) == Version::V1);
+        assert!(Version::of(SIZE_VER2) == Version::V2);
+        assert!(Version::of(PAGE_SIZE) == Version::V2);
+        assert_eq!(Version::V1.len(), SIZE_VER1);
+        assert_eq!(Version::V2.len(), size_of::<Query>());
+    }
+
+    /// Arrays overlap when they share a byte; touching is fine.
+    #[test]
+    fn user_ranges_overlap_when_they_share_a_byte() {
+        let r = |start, len| {
+            batch::UserRange::new(start, len).unwrap_or(batch::UserRange { start: 0, end: 0 })
+        };
+        assert!(r(0x1000, 48).overlaps(r(0x1000 + 47, 1)));
+        assert!(r(0x1000, 0x100).overlaps(r(0x1080, 8)));
+        assert!(r(0x1080, 8).overlaps(r(0x1000, 0x100)));
+        assert!(!r(0x1000, 48).overlaps(r(0x1000 + 48, 16)));
+        assert!(!r(0x1030, 16).overlaps(r(0x1000, 48)));
+        assert_eq!(r(0x1000, 48).len(), 48);
+    }
+
+    /// A range that wraps around the address space cannot be mapped: `EFAULT`.
+    #[test]
+    fn user_range_that_wraps_faults() {
+        assert!(batch::UserRange::new(usize::MAX - 8, 8).is_ok());
+        assert!(matches!(
+            batch::UserRange::new(usize::MAX - 8, 9),
+            Err(e) if e == EFAULT
+        ));
+        // The largest batch: 4096 entries of 4096 bytes, and names, cannot overflow a usize.
+        assert!(batch::BATCH_MAX
+            .checked_mul(PAGE_SIZE)
+            .is_some_and(|n| n < usize::MAX / 2));
+        assert_eq!(batch::ENTRY_SIZE_VER0, 48);
     }
 }

@@ -12,6 +12,9 @@
 /* Answers one KALLSYMS_QUERY ioctl; @show_value: may the opener see addresses. */
 long kallsyms_query(bool show_value, void __user *uarg);
 
+/* Called once by kallsyms_init(): starts counting module changes. */
+void kallsyms_query_init(void);
+
 /* Shims to kallsyms internals (kernel/kallsyms.c). */
 int kallsyms_query_find_names(const char *name, unsigned int *start, unsigned int *end);
 unsigned long kallsyms_query_name_address(unsigned int i);

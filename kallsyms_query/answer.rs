@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! What `BY_ADDR` answers about one address: the symbol, where it starts, its size, its owner,
+//! what it is and, for BPF programs, the program id and subprogram index.
+//!
+//! C headers: [`include/linux/kallsyms.h`](srctree/include/linux/kallsyms.h),
+//! [`include/linux/bpf.h`](srctree/include/linux/bpf.h),
+//! [`include/linux/module.h`](srctree/include/linux/module.h)
+//!
+//! The single and the batched query both call [`Answer::lookup`], so they cannot disagree.
+
+use crate::{
+    NAME_LEN,
+    OWNER_LEN, //
+};
+use kernel::{
+    bindings,
+    prelude::*,
+    sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        rcu,
+    },
+};
+
+/// `enum kallsyms_sym_kind` of the uapi header.
+pub(crate) type Kind = bindings::kallsyms_sym_kind;
+
+/// The names the BPF core gives the images that are not programs, and their kinds.
+const BPF_IMAGE_PREFIXES: [(&[u8], Kind); 2] = [
+    (
+        b"bpf_trampoline_",
+        bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_TRAMPOLINE,
+    ),
+    (
+        b"bpf_dispatcher_",
+        bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_DISPATCHER,
+    ),
+];
+
+/// One answer, built on the stack (or in the batch's buffer) and copied to the user after the
+/// RCU read section that found it. All zeroes is an empty answer.
+#[derive(Zeroable)]
+pub(crate) struct Answer {
+    /// The name and its NUL; `name_len` bytes of it are meaningful.
+    pub(crate) name: [u8; NAME_LEN],
+    /// The name's length, NUL included.
+    pub(crate) name_len: usize,
+    /// The owner (module name, `bpf`, or empty for vmlinux) and its NUL.
+    pub(crate) owner: [u8; OWNER_LEN],
+    /// The owner's length, NUL included.
+    pub(crate) owner_len: usize,
+    pub(crate) start: usize,
+    pub(crate) size: usize,
+    pub(crate) kind: Kind,
+    /// The BPF program's id (the main program's, for a subprogram), whoever asks; 0 otherwise.
+    pub(crate) prog_id: u32,
+    /// The BPF subprogram index; 0 for a program's main function and for everything else.
+    pub(crate) subprog: u32,
+}
+
+impl Answer {
+    /// An empty answer, to be filled in by [`Answer::lookup`].
+    pub(crate) const fn new() -> Self {
+        Self {
+            name: [0; NAME_LEN],
+            name_len: 0,
+            owner: [0; OWNER_LEN],
+            owner_len: 1,
+            start: 0,
+            size: 0,
+            kind: bindings::kallsyms_sym_kind_KALLSYMS_SYM_NONE,
+            prog_id: 0,
+            subprog: 0,
+        }
+    }
+
+    /// The name, NUL included.
+    pub(crate) fn name(&self) -> &[u8] {
+        &self.name[..self.name_len]
+    }
+
+    /// The owner, NUL included.
+    pub(crate) fn owner(&self) -> &[u8] {
+        &self.owner[..self.owner_len]
+    }
+
+    fn set_owner(&mut self, who: &[u8]) {
+        let n = who.len().min(OWNER_LEN - 1);
+        self.owner = [0; OWNER_LEN];
+        self.owner[..n].copy_from_slice(&who[..n]);
+        self.owner_len = n + 1;
+    }
+
+    /// Forgets the previous answer; the name bytes past `name_len` are never read.
+    pub(crate) fn clear(&mut self) {
+        self.name_len = 0;
+        self.set_owner(b"");
+        self.start = 0;
+        self.size = 0;
+        self.kind = bindings::kallsyms_sym_kind_KALLSYMS_SYM_NONE;
+        self.prog_id = 0;
+        self.subprog = 0;
+    }
+
+    /// Fills `self` with the symbol that covers `addr`, as `%pS` finds it; `ENOENT` if none does
+    /// or the query must not say (see [`Rules`]). `prog_id` is the program's id whoever asks: the
+    /// caller hides it from those who may not see it.
+    pub(crate) fn lookup(&mut self, addr: usize, rules: &Rules) -> Result {
+        self.clear();
+        let _rcu = rcu::read_lock();
+        // BPF images first: they never overlap vmlinux or module memory, and a freed module
+        // init text that an image reuses is the image's, as in `kallsyms_lookup()`.
+        // SAFETY: The RCU read lock is held for as long as the symbol is used.
+        let ksym = unsafe { bpf_ksym_at(addr) };
+        if !ksym.is_null() {
+            if !rules.bpf_shown {
+                return Err(ENOENT);
+            }
+            // SAFETY: `ksym` is registered, or was a moment ago and is freed only a grace period
+            // after its removal: valid while `_rcu` is held.
+            unsafe { self.describe_bpf(ksym) };
+            return Ok(());
+        }
+        let (mut size, mut offset) = (0, 0);
+        let mut modname: *mut c_char = core::ptr::null_mut();
+        // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
+        let found = unsafe {
+            bindings::kallsyms_lookup(
+                addr,
+                &mut size,
+                &mut offset,
+                &mut modname,
+                self.name.as_mut_ptr(),
+            )
+        };
+        if found.is_null() {
+            return Err(ENOENT);
+        }
+        self.name_len = self.name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
+        self.start = addr - offset;
+        self.size = size;
+        if modname.is_null() {
+            // SAFETY: Always safe to call.
+            if unsafe { bindings::is_ksym_addr(addr) } == 0 {
+                // A BPF image registered since the lookup above: the generation read before
+                // does not count it yet, so neither does the answer.
+                return Err(ENOENT);
+            }
+            self.kind = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
+            return Ok(());
+        }
+        // SAFETY: `kallsyms_lookup` set `modname` to the NUL-terminated name of a module that
+        // stays loaded while `_rcu` is held.
+        let owner = unsafe { CStr::from_char_ptr(modname) };
+        self.set_owner(owner.to_bytes());
+        self.kind = match module_at(addr) {
+            Some(ModuleState::Going) if rules.skip_going => return Err(ENOENT),
+            Some(_) => bindings::kallsyms_sym_kind_KALLSYMS_SYM_MODULE,
+            // Not module memory: a freed init function that ftrace still names.
+            None => bindings::kallsyms_sym_kind_KALLSYMS_SYM_MODULE_INIT,
+        };
+        Ok(())
+    }
+
+    /// Fills `self` from a registered BPF symbol.
+    ///
+    /// # Safety
+    ///
+    /// `ksym` is valid for the duration of the call (the caller holds the RCU read lock).
+    unsafe fn describe_bpf(&mut self, ksym: *const bindings::bpf_ksym) {
+        let k = ksym.cast_mut();
+        // SAFETY: `start`, `end`, `name` and `prog` of a registered symbol are written before
+        // it is added and not changed until a grace period after it is removed: plain reads do
+        // not race with a writer.
+        let (start, end, prog) = unsafe { ((*k).start, (*k).end, (*k).prog) };
+        // SAFETY: Only the field address is computed.
+        let name = unsafe { &raw const (*k).name };
+        // SAFETY: Both buffers hold `KSYM_NAME_LEN` bytes; `name` is stable, as above.
+        let len = unsafe { bindings::sized_strscpy(self.name.as_mut_ptr(), name.cast(), NAME_LEN) };
+        // A name without a NUL in its buffer is cut at `KSYM_NAME_LEN - 1` (`-E2BIG`).
+        self.name_len = usize::try_from(len).unwrap_or(NAME_LEN - 1) + 1;
+        self.start = start;
+        self.size = end - start;
+        self.set_owner(b"bpf");
+        if !prog {
+            self.kind = BPF_IMAGE_PREFIXES
+                .iter()
+                .find(|(prefix, _)| self.name().starts_with(prefix))
+                .map_or(bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_IMAGE, |p| p.1);
+            return;
+        }
+        // SAFETY: A `prog` symbol is the `ksym` field of a `bpf_prog_aux` (`aux->ksym`, filled in
+        // by `bpf_prog_kallsyms_add()`), valid as long as the symbol is.
+        let aux = unsafe { kernel::container_of!(k, bindings::bpf_prog_aux, ksym) };
+        // SAFETY: `func_idx` and `main_prog_aux` are set before the program's symbol is added
+        // and not changed after; the main program's aux is freed with its subprograms', after
+        // the same grace period.
+        let (func_idx, main) = unsafe { ((*aux).func_idx, (*aux).main_prog_aux) };
+        self.subprog = func_idx;
+        self.kind = if func_idx == 0 {
+            bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_PROG
+        } else {
+            bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_SUBPROG
+        };
+        // The id is written after the subprograms' symbols are added (`bpf_prog_alloc_id()`)
+        // and zeroed when the program is put (`bpf_prog_free_id()`) with plain C stores, while
+        // the symbol may be read here: the read races with them, as the BPF core's own lockless
+        // readers of the id do. It relies on what they rely on, that an aligned `u32` store is
+        // not torn: the value is the old id or the new one (0 while the program goes).
+        // SAFETY: `main` is a valid `bpf_prog_aux` (see above); the field is aligned and only
+        // read, once, through the atomic, which cannot tear it either.
+        self.prog_id = unsafe { Atomic::from_ptr(&raw mut (*main).id) }.load(Relaxed);
+    }
+}
+
+/// The registered BPF symbol that covers `addr`, or NULL.
+///
+/// Ranges are end-inclusive (a return address may equal a symbol's end), so two images that
+/// touch share an address: a FineIBT preamble ends where its program starts, and an image may
+/// end where the next one in the same pack starts. At the first byte of an image, the image that
+/// starts there is the answer, not the one that ends there.
+///
+/// # Safety
+///
+/// The caller holds the RCU read lock for as long as it uses the symbol.
+unsafe fn bpf_ksym_at(addr: usize) -> *const bindings::bpf_ksym {
+    // SAFETY: Per the safety requirements.
+    let ksym = unsafe { bindings::bpf_ksym_lookup(addr) };
+    if ksym.is_null() {
+        return ksym;
+    }
+    // SAFETY: A registered symbol's `start` and `end` do not change while it can be found (see
+    // `describe_bpf`).
+    let (start, end) = unsafe { ((*ksym).start, (*ksym).end) };
+    if start == addr || end != addr {
+        return ksym;
+    }
+    let Some(next) = addr.checked_add(1) else {
+        return ksym;
+    };
+    // SAFETY: As above.
+    let starts_here = unsafe { bindings::bpf_ksym_lookup(next) };
+    // SAFETY: As above.
+    if !starts_here.is_null() && unsafe { (*starts_here).start } == addr {
+        starts_here
+    } else {
+        ksym
+    }
+}
+
+/// What a lookup may answer, decided once per call.
+pub(crate) struct Rules {
+    /// Whether BPF symbols are shown (`bpf_jit_kallsyms` on, no JIT hardening), as read with
+    /// the generation: what `/proc/kallsyms` hides the query hides too, since answering would give
+    /// away where the JIT images are.
+    pub(crate) bpf_shown: bool,
+    /// Whether modules being unloaded are gone (version-2 callers, see `generation.rs`).
+    pub(crate) skip_going: bool,
+}
+
+/// Whether an address is in a module that the query answers for.
+enum ModuleState {
+    Present,
+    /// Being unloaded: gone for the query (see `generation.rs`).
+    Going,
+}
+
+/// The state of the module whose memory holds `addr`, if any. The caller holds the RCU read lock
+/// or `module_mutex`.
+#[cfg(CONFIG_MODULES)]
+fn module_at(addr: usize) -> Option<ModuleState> {
+    // SAFETY: The caller holds the RCU read lock or `module_mutex`, so the module is not freed
+    // while it is looked at.
+    let m = unsafe { bindings::__module_address(addr) };
+    if m.is_null() {
+        return None;
+    }
+    // The load and unload paths write the state with plain C stores, some under `module_mutex`
+    // and some not, while a reader under RCU looks: the read races with them, as the module
+    // core's own lockless readers do (`__module_address()` reads it plainly). It relies on what
+    // they rely on, that an aligned store of the enum is not torn: the old state or the new one.
+    // SAFETY: `m` is a module that is not freed meanwhile (see above); the field is aligned, and
+    // only read, once, through the atomic.
+    let state = unsafe { Atomic::from_ptr(&raw mut (*m).state) }.load(Relaxed);
+    Some(if state == bindings::module_state_MODULE_STATE_GOING {
+        ModuleState::Going
+    } else {
+        ModuleState::Present
+    })
+}
+
+#[cfg(not(CONFIG_MODULES))]
+fn module_at(_addr: usize) -> Option<ModuleState> {
+    None
+}
+
+/// Whether a module symbol found at `addr` by a walk under `module_mutex` belongs to a module
+/// being unloaded.
+pub(crate) fn module_going_at(addr: usize) -> bool {
+    matches!(module_at(addr), Some(ModuleState::Going))
+}
