@@ -12,8 +12,11 @@
  * kernel address), its size and flags, the name (a real symbol, empty, too
  * long, without a terminator before an unmapped page, ...), the name buffer
  * of BY_ADDR (size, read-only, unmapped, partially mapped) and the address
- * (core, BPF, module-less gaps, random). Half the inputs are such structured
- * choices, half raw random bytes through the same decoder.
+ * (core, BPF, module-less gaps, random). BY_ADDR_BATCH reuses the fields: the
+ * name kind places the array of entries (also over the name buffer or the
+ * struct), name_size counts them, pad[0] sizes them, and the address kind
+ * picks their addresses. Half the inputs are such structured choices, half raw
+ * random bytes through the same decoder.
  *
  * Every answer must be 0 or one of the documented errnos, and a success must
  * be well formed (a NUL-terminated name that fits, an address where asked).
@@ -40,7 +43,7 @@ struct fuzz_case {
 	uint8_t buf_kind;	/* BUF_* (BY_ADDR output) */
 	uint8_t addr_kind;	/* ADDR_* */
 	uint8_t extra;		/* bytes past the struct we know: 0 zero, else that value */
-	uint8_t pad[3];
+	uint8_t pad[3];		/* pad[0]: a batch's entry size */
 	uint32_t size;
 	uint32_t name_size;
 	uint64_t flags;
@@ -63,6 +66,18 @@ enum {
 };
 
 enum { ADDR_CORE, ADDR_BPF, ADDR_BPF_END, ADDR_ZERO, ADDR_MAX, ADDR_RANDOM, ADDR_N };
+
+/* Where a batch's entries are, from name_kind. */
+enum {
+	ENT_PLAIN, ENT_RDONLY = 4, ENT_UNMAPPED, ENT_OVER_NAMES, ENT_OVER_STRUCT, ENT_NULL,
+	ENT_KERNEL, ENT_N
+};
+
+/* At most this many entries of at most 255 bytes fit in the struct page past the struct. */
+#define BATCH_FIT 12
+#define ENTRIES_OFF 1024
+/* The answer fields of an entry, after its address. */
+#define ENTRY_ANSWER (KALLSYMS_QUERY_ADDR_SIZE_VER0 - 8)
 
 /* Not EPERM: the fuzzer runs as root, to whom addresses are visible. */
 static const int documented[] = { 0, EINVAL, E2BIG, EFAULT, ENAMETOOLONG, ENOENT, EADDRNOTAVAIL };
@@ -196,6 +211,48 @@ static uint64_t pick_addr(int kind, uint64_t r)
 	}
 }
 
+/* Where the struct is placed: read-only, 40 bytes before a hole, or plain. */
+static void *struct_at(int where)
+{
+	return where == WHERE_RDONLY ? AT(STRUCT_RO) :
+	       where == WHERE_STRADDLE ? AT(GAP_B) - 40 : AT(STRUCT_RW);
+}
+
+/* The array of a batch's entries, of kind @kind, for the struct at @uq. */
+static uint64_t place_entries(int kind, void *uq, uint64_t names)
+{
+	switch (kind) {
+	case ENT_RDONLY:
+		return (uintptr_t)AT(TEXT_RO);
+	case ENT_UNMAPPED:
+		return (uintptr_t)AT(GAP_A);
+	case ENT_OVER_NAMES:
+		return names;
+	case ENT_OVER_STRUCT:
+		return (uintptr_t)uq + 8;
+	case ENT_NULL:
+		return 0;
+	case ENT_KERNEL:
+		return core_addr;
+	default:
+		return (uintptr_t)AT(STRUCT_RW) + ENTRIES_OFF;
+	}
+}
+
+/* pad[0]: the usual sizes, with and without bytes we do not know, or raw. */
+static uint32_t entry_size(uint8_t pad)
+{
+	static const uint32_t usual[] = { 48, 56, 64 };
+
+	return pad % 4 < 3 ? usual[pad % 4] : pad;
+}
+
+/* name_size: a few entries, or a raw count (0, over the maximum) one time in 8. */
+static uint32_t entry_count(uint32_t name_size)
+{
+	return (name_size >> 16) % 8 ? name_size % (BATCH_FIT + 1) : name_size;
+}
+
 /* Bytes the kernel must not write: the rest of NAMES, the page of output buffers. */
 #define CANARY 0xa5
 
@@ -205,6 +262,62 @@ static bool untouched(const char *p, size_t n)
 		if ((unsigned char)*p++ != CANARY)
 			return false;
 	return true;
+}
+
+/* What is wrong with a successful batch @q of @c, or NULL. */
+static const char *judge_batch(const struct fuzz_case *c, const struct kallsyms_query *q,
+			       uint32_t namesz)
+{
+	const char *names = (const char *)(uintptr_t)q->sym_name_addr;
+	uint32_t esize = entry_size(c->pad[0]), want = entry_count(c->name_size);
+	int kind = c->buf_kind % BUF_N;
+	bool usable_names = kind == BUF_PLAIN || kind == BUF_SHORT || kind == BUF_STRADDLE;
+	/* Entries this decoder laid out, whose every byte it knows. */
+	bool laid_out = want <= BATCH_FIT && esize <= 255 &&
+			esize >= KALLSYMS_QUERY_ADDR_SIZE_VER0 && !(esize % 8);
+	bool named = false;
+
+	if (q->size < KALLSYMS_QUERY_SIZE_VER2)
+		return "batch success with a struct older than version 2";
+	if (c->name_kind % ENT_N >= ENT_RDONLY)
+		return "batch success with entries that are unusable or overlap";
+	if (!q->batch_count || q->batch_count > want || q->sym_name_size > namesz)
+		return "batch answered no entry, more than asked, or more bytes than the buffer";
+	for (uint32_t i = 0; laid_out && i < want; i++) {
+		const struct kallsyms_query_addr *e =
+			(const void *)(AT(STRUCT_RW) + ENTRIES_OFF + i * esize);
+
+		if (e->addr != pick_addr((c->addr_kind + i) % ADDR_N, c->addr + i))
+			return "batch changed an entry's address";
+		if (i >= q->batch_count) {
+			if (!untouched((const char *)e + 8, ENTRY_ANSWER))
+				return "batch wrote an entry it did not answer";
+			continue;
+		}
+		if (e->kind > KALLSYMS_SYM_MODULE_INIT)
+			return "batch entry of an unknown kind";
+		if (e->kind == KALLSYMS_SYM_NONE) {
+			if (e->start || e->size || e->prog_id || e->name_off || e->owner_off ||
+			    e->subprog)
+				return "batch entry without a symbol has non-zero fields";
+			continue;
+		}
+		named = true;
+		if (!usable_names)
+			return "batch named a symbol into an unusable buffer";
+		if (e->name_off >= q->sym_name_size || e->owner_off >= q->sym_name_size ||
+		    !memchr(names + e->name_off, 0, q->sym_name_size - e->name_off) ||
+		    !memchr(names + e->owner_off, 0, q->sym_name_size - e->owner_off))
+			return "batch name or owner outside the bytes written";
+		if (e->start > e->addr || e->addr > e->start + e->size)
+			return "batch range does not hold the address";
+	}
+	if (laid_out && !named && q->sym_name_size)
+		return "batch wrote names without naming a symbol";
+	if ((kind == BUF_PLAIN || kind == BUF_SHORT) &&
+	    !untouched(names + q->sym_name_size, namesz - q->sym_name_size))
+		return "batch wrote past the names it returned";
+	return NULL;
 }
 
 struct outcome {
@@ -232,7 +345,27 @@ static struct outcome run_case(const struct fuzz_case *cin)
 	memset(AT(STRUCT_RO), 0, PAGE);
 	q.size = size;
 	q.query_flags = c.flags;
-	if (c.flags & KALLSYMS_QUERY_BY_ADDR) {
+	if (c.flags == KALLSYMS_QUERY_BY_ADDR_BATCH) {
+		uint32_t count = entry_count(c.name_size), esize = entry_size(c.pad[0]);
+		int ekind = c.name_kind % ENT_N;
+
+		q.sym_name_addr = place_buf(c.buf_kind % BUF_N, &namesz);
+		q.sym_name_size = namesz;
+		q.batch_count = count;
+		q.batch_entry_size = esize;
+		/* Each entry: its address, answer fields the kernel must write, a zero tail. */
+		if (ekind < ENT_RDONLY && count <= BATCH_FIT && esize <= 255) {
+			for (uint32_t e = 0; e < count; e++) {
+				char *ent = AT(STRUCT_RW) + ENTRIES_OFF + e * esize;
+
+				*(uint64_t *)ent = pick_addr((c.addr_kind + e) % ADDR_N,
+							     c.addr + e);
+				memset(ent + 8, CANARY, ENTRY_ANSWER);
+			}
+		}
+		/* Where the struct will be: the entries may be placed over it. */
+		q.batch_addr = place_entries(ekind, struct_at(where), q.sym_name_addr);
+	} else if (c.flags & KALLSYMS_QUERY_BY_ADDR) {
 		q.sym_addr = pick_addr(c.addr_kind % ADDR_N, c.addr);
 		q.sym_name_addr = place_buf(c.buf_kind % BUF_N, &namesz);
 		q.sym_name_size = namesz;
@@ -247,8 +380,7 @@ static struct outcome run_case(const struct fuzz_case *cin)
 	 * The struct, then 256 bytes of @extra (what a newer caller's fields
 	 * would be), then zeroes: read-only, or 40 bytes before a hole.
 	 */
-	uq = (void *)(where == WHERE_RDONLY ? AT(STRUCT_RO) :
-		      where == WHERE_STRADDLE ? AT(GAP_B) - 40 : AT(STRUCT_RW));
+	uq = struct_at(where);
 	p = (unsigned char *)uq;
 	room = (size_t)(AT(where == WHERE_PLAIN ? NAMES : GAP_B) - (char *)p);
 	memcpy(p, &q, room < sizeof(q) ? room : sizeof(q));
@@ -313,6 +445,14 @@ static struct outcome run_case(const struct fuzz_case *cin)
 			o.wrong = 1;
 			o.why = "BY_ADDR wrote past the name it returned";
 		}
+	} else if (q.query_flags == KALLSYMS_QUERY_BY_ADDR_BATCH) {
+		o.why = judge_batch(&c, &q, namesz);
+		o.wrong = !!o.why;
+	} else if (q.query_flags == KALLSYMS_QUERY_GENERATION) {
+		if (size < KALLSYMS_QUERY_SIZE_VER2) {
+			o.wrong = 1;
+			o.why = "GENERATION success with a struct older than version 2";
+		}
 	} else {
 		o.wrong = 1;
 		o.why = "success with invalid flags";
@@ -333,10 +473,14 @@ static uint64_t next(void)
 static void structured(struct fuzz_case *c)
 {
 	static const uint32_t sizes[] = { 0, 1, 8, 39, 40, 41, 64, 111, 112, 113, 119, 120, 121,
-					   4095, 4096, 4097, 1 << 20 };
+					   4095, 4096, 4097, 1 << 20, 152, 159, 160, 161, 160 };
 	static const uint64_t flags[] = { KALLSYMS_QUERY_BY_SYMBOL, KALLSYMS_QUERY_BY_ADDR,
 					   KALLSYMS_QUERY_BY_SYMBOL | KALLSYMS_QUERY_BY_ADDR, 0,
-					   4, 1ull << 63 };
+					   0x10, 1ull << 63, KALLSYMS_QUERY_BY_ADDR_BATCH,
+					   KALLSYMS_QUERY_GENERATION,
+					   KALLSYMS_QUERY_BY_ADDR_BATCH | KALLSYMS_QUERY_BY_ADDR };
+	/* BY_SYMBOL, BY_ADDR, BY_ADDR_BATCH in flags[] */
+	static const int modes[] = { 0, 1, 6 };
 	uint64_t r = next();
 
 	memset(c, 0, sizeof(*c));
@@ -347,7 +491,9 @@ static void structured(struct fuzz_case *c)
 	c->extra = (r >> 32) % 4 ? 0 : (uint8_t)(r >> 40);
 	c->size = sizes[(r >> 44) % ARRAY_SIZE(sizes)];
 	c->name_size = (r >> 48) % 3 ? 512 : (uint32_t)next();
-	c->flags = flags[(r >> 52) % 6 < 4 ? (r >> 52) % 2 : (r >> 55) % 6];
+	/* Mostly the modes with arguments, then any. */
+	c->flags = flags[(r >> 52) % 8 < 6 ? modes[(r >> 52) % 3] : (r >> 55) % ARRAY_SIZE(flags)];
+	c->pad[0] = (uint8_t)next();
 	c->addr = next();
 }
 
@@ -376,7 +522,7 @@ static int from_hex(const char *s, struct fuzz_case *c)
 
 static int fuzz(long count, uint64_t seed, bool print_corpus)
 {
-	static unsigned char seen[4][WHERE_N][160];
+	static unsigned char seen[6][WHERE_N][160];
 	struct fuzz_case c;
 	char hex[2 * sizeof(c) + 1];
 	long i, wrong = 0, outcomes = 0;
@@ -401,7 +547,9 @@ static int fuzz(long count, uint64_t seed, bool print_corpus)
 			continue;
 		}
 		cls = c.flags == KALLSYMS_QUERY_BY_SYMBOL ? 0 :
-		      c.flags == KALLSYMS_QUERY_BY_ADDR ? 1 : c.flags ? 2 : 3;
+		      c.flags == KALLSYMS_QUERY_BY_ADDR ? 1 :
+		      c.flags == KALLSYMS_QUERY_BY_ADDR_BATCH ? 4 :
+		      c.flags == KALLSYMS_QUERY_GENERATION ? 5 : c.flags ? 2 : 3;
 		if (!seen[cls][c.where % WHERE_N][o.err]) {
 			seen[cls][c.where % WHERE_N][o.err] = 1;
 			outcomes++;

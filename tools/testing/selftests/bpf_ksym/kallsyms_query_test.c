@@ -168,6 +168,41 @@ TEST(size_between_versions_gets_version0_fields)
 	close(fd);
 }
 
+/*
+ * A size between versions 1 and 2 is version 1: sym_start, sym_size and
+ * sym_owner are answered, and nothing from the generation on is written.
+ */
+TEST(size_between_versions_1_and_2_gets_version1_fields)
+{
+	unsigned long long addr;
+	struct kallsyms_query q;
+	char name[512];
+	int fd = kq_fd();
+
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	memset(&q, 0xab, sizeof(q));
+	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
+	q.sym_addr = addr + 1;
+	q.sym_name_addr = (unsigned long)name;
+	q.sym_name_size = sizeof(name);
+	ASSERT_EQ(0, kq(fd, &q, KALLSYMS_QUERY_SIZE_VER2 - 8));
+	ASSERT_STREQ("bpf_user_rnd_u32", name);
+	ASSERT_EQ(addr, q.sym_start);
+	ASSERT_STREQ("", q.sym_owner);
+	ASSERT_EQ(sizeof(q), changed_from(&q, KALLSYMS_QUERY_SIZE_VER1, 0xab));
+	/* Version 2: what the symbol is. */
+	memset(&q, 0, sizeof(q));
+	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
+	q.sym_addr = addr + 1;
+	q.sym_name_addr = (unsigned long)name;
+	q.sym_name_size = sizeof(name);
+	ASSERT_EQ(0, kq(fd, &q, sizeof(q)));
+	ASSERT_EQ(KALLSYMS_SYM_VMLINUX, q.sym_kind);
+	ASSERT_EQ(0, q.sym_prog_id);
+	ASSERT_EQ(0, q.sym_subprog);
+	close(fd);
+}
+
 /* sym_owner holds any module name: MODULE_NAME_LEN is 64 - sizeof(unsigned long). */
 TEST(owner_holds_any_module_name)
 {
@@ -176,9 +211,10 @@ TEST(owner_holds_any_module_name)
 	/* 56 bytes on 64-bit kernels, 60 on 32-bit ones, whatever this program's word size. */
 	ASSERT_LE(60, sizeof(q.sym_owner));
 	ASSERT_LE(64 - sizeof(unsigned long), sizeof(q.sym_owner));
-	ASSERT_EQ(KALLSYMS_QUERY_SIZE_VER1, sizeof(q));
+	ASSERT_EQ(KALLSYMS_QUERY_SIZE_VER2, sizeof(q));
 	ASSERT_EQ(KALLSYMS_QUERY_SIZE_VER1,
 		  offsetof(struct kallsyms_query, sym_owner) + sizeof(q.sym_owner));
+	ASSERT_EQ(KALLSYMS_QUERY_SIZE_VER1, offsetof(struct kallsyms_query, generation));
 }
 
 TEST(by_symbol_clears_the_version1_fields)
@@ -227,7 +263,7 @@ TEST(bad_sizes_and_flags)
 	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
 	big.q.query_flags = KALLSYMS_QUERY_BY_SYMBOL | KALLSYMS_QUERY_BY_ADDR;
 	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
-	big.q.query_flags = 4;
+	big.q.query_flags = 0x10;
 	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
 	/* BY_SYMBOL wants sym_addr and sym_name_size zero on input. */
 	big.q.query_flags = KALLSYMS_QUERY_BY_SYMBOL;

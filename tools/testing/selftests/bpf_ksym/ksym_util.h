@@ -8,6 +8,7 @@
 #define KSYM_UTIL_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -50,6 +51,37 @@ static inline bool have_tool(const char *tool)
 
 	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
 	return system(cmd) == 0;
+}
+
+#define JIT_KALLSYMS "/proc/sys/net/core/bpf_jit_kallsyms"
+#define JIT_HARDEN "/proc/sys/net/core/bpf_jit_harden"
+
+/* Write @v to the sysctl file @path; 0 or -errno. */
+static inline int write_sysctl(const char *path, int v)
+{
+	char s[16];
+	int fd = open(path, O_WRONLY), n;
+
+	if (fd < 0)
+		return -errno;
+	n = snprintf(s, sizeof(s), "%d", v);
+	n = write(fd, s, n) == n ? 0 : -errno;
+	close(fd);
+	return n;
+}
+
+/* The integer in the sysctl file @path, or -1. */
+static inline int read_sysctl(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
 }
 
 #define MAX_FUNCS 8

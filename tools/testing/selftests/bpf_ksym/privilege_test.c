@@ -11,6 +11,9 @@
  *   the text file and the iterator print 0 and the ioctl fails with EPERM;
  * - BPF symbols are listed only while bpf_jit_kallsyms is 1 and
  *   bpf_jit_harden is 0; then the ioctl does not name them either (ENOENT);
+ * - a BY_ADDR answer carries the program's id only for callers with
+ *   CAP_SYS_ADMIN, the rule of BPF_PROG_GET_FD_BY_ID (0 for others), and a
+ *   batched BY_ADDR answers as a single one does;
  * - iter/ksym needs a tracing program: CAP_BPF and CAP_PERFMON. Its program
  *   gets every value with a show_value flag (kallsyms_show_value() of the
  *   reader) that it may honour: those capabilities read kernel memory anyway.
@@ -41,6 +44,8 @@ struct seen {
 	int text_core_addr;	/* CORE_SYM's line has a non-zero address */
 	int ioctl_addr;		/* BY_ADDR on the probe: 0 (right name) or -errno */
 	int ioctl_name;		/* BY_SYMBOL CORE_SYM: 0 (right address) or -errno */
+	int ioctl_id;		/* its program id: 1 right, 0 zero, 2 wrong, -1 no answer */
+	int ioctl_batch;	/* BY_ADDR_BATCH on the probe: as ioctl_addr */
 	int iter_loaded;	/* 0, or -errno of loading/attaching the iterator */
 	int iter_bpf_lines;
 	int iter_bpf_addr;
@@ -51,36 +56,8 @@ struct setting {
 	int kptr, kallsyms, harden;
 };
 
-static int write_sysctl(const char *path, int v)
-{
-	char s[16];
-	int fd = open(path, O_WRONLY), n;
-
-	if (fd < 0)
-		return -errno;
-	n = snprintf(s, sizeof(s), "%d", v);
-	n = write(fd, s, n) == n ? 0 : -errno;
-	close(fd);
-	return n;
-}
-
-static int read_sysctl(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v = -1;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
 #define KPTR "/proc/sys/kernel/kptr_restrict"
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
-#define JIT_KALLSYMS "/proc/sys/net/core/bpf_jit_kallsyms"
-#define JIT_HARDEN "/proc/sys/net/core/bpf_jit_harden"
 
 static int apply(const struct setting *s)
 {
@@ -132,7 +109,36 @@ static int query(struct kallsyms_query *q, __u64 flags, __u64 addr, const char *
 	return r;
 }
 
-static void look_at_ioctl(const char *probe, unsigned long long probe_addr,
+/* A batch of one on a fresh open: 0 (right name), -ENOENT (no symbol) or -errno. */
+static int batch_query(const char *probe, unsigned long long probe_addr, __u32 probe_id)
+{
+	struct kallsyms_query_addr e = { .addr = probe_addr };
+	struct kallsyms_query q = {
+		.size = sizeof(q),
+		.query_flags = KALLSYMS_QUERY_BY_ADDR_BATCH,
+		.batch_addr = (unsigned long)&e,
+		.batch_count = 1,
+		.batch_entry_size = sizeof(e),
+	};
+	char names[1024] = "";
+	int fd = open("/proc/kallsyms", O_RDONLY), r;
+
+	q.sym_name_addr = (unsigned long)names;
+	q.sym_name_size = sizeof(names);
+	r = ioctl(fd, KALLSYMS_QUERY, &q) ? -errno : 0;
+	close(fd);
+	if (r)
+		return r;
+	if (e.kind == KALLSYMS_SYM_NONE)
+		return -ENOENT;
+	/* The same id rule as a single query: the program's for root only. */
+	if (!strstr(names + e.name_off, probe) || e.start != probe_addr ||
+	    e.prog_id != (geteuid() ? 0 : probe_id))
+		return 1;
+	return 0;
+}
+
+static void look_at_ioctl(const char *probe, unsigned long long probe_addr, __u32 probe_id,
 			  unsigned long long core_addr, struct seen *s)
 {
 	struct kallsyms_query q;
@@ -141,6 +147,9 @@ static void look_at_ioctl(const char *probe, unsigned long long probe_addr,
 	s->ioctl_addr = query(&q, KALLSYMS_QUERY_BY_ADDR, probe_addr, NULL, buf);
 	if (!s->ioctl_addr && (!strstr(buf, probe) || q.sym_start != probe_addr))
 		s->ioctl_addr = 1;	/* an answer, but a wrong one */
+	s->ioctl_id = s->ioctl_addr ? -1 : q.sym_prog_id == probe_id ? 1 :
+		      q.sym_prog_id ? 2 : 0;
+	s->ioctl_batch = batch_query(probe, probe_addr, probe_id);
 	s->ioctl_name = query(&q, KALLSYMS_QUERY_BY_SYMBOL, 0, CORE_SYM, NULL);
 	if (!s->ioctl_name && q.sym_addr != core_addr)
 		s->ioctl_name = 1;
@@ -205,6 +214,9 @@ static struct seen expected(enum who who, const struct setting *st)
 		.text_core_addr = show,
 		.ioctl_addr = !show ? -EPERM : listed ? 0 : -ENOENT,
 		.ioctl_name = show ? 0 : -EPERM,
+		/* BPF_PROG_GET_FD_BY_ID's rule: CAP_SYS_ADMIN. */
+		.ioctl_id = !show || !listed ? -1 : who == ROOT,
+		.ioctl_batch = !show ? -EPERM : listed ? 0 : -ENOENT,
 		.iter_loaded = iter ? 0 : -EPERM,
 		/*
 		 * The program gets the real value and a show_value flag it
@@ -226,6 +238,7 @@ static const __u64 caps_of[] = {
 
 FIXTURE(matrix) {
 	int probe_fd;
+	__u32 probe_id;
 	char probe[32];
 	unsigned long long probe_addr, core_addr;
 	int saved[4];
@@ -233,6 +246,8 @@ FIXTURE(matrix) {
 
 FIXTURE_SETUP(matrix)
 {
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
 	struct prog_syms ps;
 	char buf[512];
 	struct kallsyms_query q;
@@ -248,6 +263,8 @@ FIXTURE_SETUP(matrix)
 	ASSERT_LE(0, self->probe_fd);
 	ASSERT_EQ(0, prog_syms(self->probe_fd, &ps));
 	self->probe_addr = ps.addr[0];
+	ASSERT_EQ(0, bpf_obj_get_info_by_fd(self->probe_fd, &info, &info_len));
+	self->probe_id = info.id;
 	ASSERT_EQ(0, query(&q, KALLSYMS_QUERY_BY_SYMBOL, 0, CORE_SYM, buf));
 	self->core_addr = q.sym_addr;
 }
@@ -278,6 +295,8 @@ static void compare(struct __test_metadata *_metadata, enum who who, const struc
 	FIELD(text_core_addr);
 	FIELD(ioctl_addr);
 	FIELD(ioctl_name);
+	FIELD(ioctl_id);
+	FIELD(ioctl_batch);
 	FIELD(iter_loaded);
 	FIELD(iter_bpf_lines);
 	FIELD(iter_bpf_addr);
@@ -310,7 +329,7 @@ static void run_matrix(struct __test_metadata *_metadata, FIXTURE_DATA(matrix) *
 						_exit(10);
 					look_at_text(self->probe, self->probe_addr, &s);
 					look_at_ioctl(self->probe, self->probe_addr,
-						      self->core_addr, &s);
+						      self->probe_id, self->core_addr, &s);
 					look_at_iter(self->probe, self->probe_addr, &s);
 					if (write(pipefd[1], &s, sizeof(s)) != sizeof(s))
 						_exit(11);
