@@ -8,7 +8,7 @@
 #                  with the kernel's .rustfmt.toml
 #   checkpatch     --strict on every patch of build/series, minus the
 #                  messages scripts/checkpatch.allow explains
-#   ksym-query     cargo fmt --check and cargo clippy -D warnings
+#   ksym-query     cargo fmt --check, cargo clippy -D warnings and its unit tests
 #   htmldocs       Documentation/bpf builds with no warning from our page
 #   results.py     its and upstream.py's unit tests on recorded guest logs (pytest)
 set -euo pipefail
@@ -80,7 +80,8 @@ ksym_query() {
 	local manifest=$ROOT/tools/ksym-query/Cargo.toml
 	cargo fmt --check --manifest-path "$manifest" &&
 		cargo clippy -q --offline --manifest-path "$manifest" --target-dir "$BUILD/ksym-query-lint" \
-			--all-targets -- -D warnings
+			--all-targets -- -D warnings &&
+		cargo test -q --offline --manifest-path "$manifest" --target-dir "$BUILD/ksym-query-lint"
 }
 
 # Sphinx from Debian (the kernel's scripts accept 5.3); warnings about our page only, as

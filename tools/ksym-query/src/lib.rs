@@ -3,50 +3,75 @@
 //!
 //! [`Kallsyms::open`] uses the `KALLSYMS_QUERY` ioctl when the kernel has it and falls back to
 //! reading and parsing the text file (once, into a sorted table) when it does not.
+//! [`Symbolizer`] symbolizes batches of addresses, as profilers do, and keeps the answers until
+//! the kernel's generation says the symbols changed.
 
-use std::ffi::{c_int, c_ulong};
+mod raw;
+pub mod scan;
+mod symbolizer;
+mod text;
+
+pub use symbolizer::Symbolizer;
+
+use raw::{cstr, query, RawEntry, RawQuery, BATCH_MAX, NAME_LEN};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
-use std::os::fd::AsRawFd;
+use std::io;
+use text::Table;
 
 const KALLSYMS: &str = "/proc/kallsyms";
-const QUERY_BY_SYMBOL: u64 = 0x01;
-const QUERY_BY_ADDR: u64 = 0x02;
-const NAME_LEN: usize = 512;
 
-/// `KALLSYMS_QUERY_SIZE_VER0`: the size of the first struct version, the seed's.
-const SIZE_VER0: u64 = 40;
-/// `KALLSYMS_QUERY_SIZE_VER1`: the size of [`RawQuery`].
-const SIZE_VER1: u64 = 120;
-/// `sizeof(sym_owner)`: room for any module name (`MODULE_NAME_LEN`, `64 - sizeof(unsigned
-/// long)` in the kernel, is at most 60).
-const OWNER_LEN: usize = 64;
-
-/// `struct kallsyms_query`, version 1 (include/uapi/linux/fs.h).
-#[repr(C)]
-struct RawQuery {
-    size: u64,
-    query_flags: u64,
-    sym_name_addr: u64,
-    sym_addr: u64,
-    sym_name_size: u64,
-    sym_start: u64,
-    sym_size: u64,
-    sym_owner: [u8; OWNER_LEN],
+/// What a symbol is (`enum kallsyms_sym_kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The kernel image.
+    Vmlinux,
+    /// A loaded module.
+    Module,
+    /// A BPF program's main function.
+    BpfProg,
+    /// A BPF subprogram.
+    BpfSubprog,
+    /// A BPF trampoline (`bpf_trampoline_<key>`).
+    BpfTrampoline,
+    /// A BPF dispatcher (`bpf_dispatcher_<name>`).
+    BpfDispatcher,
+    /// Other BPF code: struct_ops, FineIBT preambles.
+    BpfImage,
+    /// A module's freed init function, still named by ftrace.
+    ModuleInit,
+    /// A kind this tool does not know yet.
+    Other(u32),
 }
 
-const _: () = assert!(std::mem::size_of::<RawQuery>() as u64 == SIZE_VER1);
-// MODULE_NAME_LEN is 64 - sizeof(unsigned long): 56 on 64-bit kernels, 60 on 32-bit ones.
-const _: () = assert!(OWNER_LEN >= 60);
+impl Kind {
+    fn from_raw(k: u32) -> Self {
+        match k {
+            1 => Kind::Vmlinux,
+            2 => Kind::Module,
+            3 => Kind::BpfProg,
+            4 => Kind::BpfSubprog,
+            5 => Kind::BpfTrampoline,
+            6 => Kind::BpfDispatcher,
+            7 => Kind::BpfImage,
+            8 => Kind::ModuleInit,
+            k => Kind::Other(k),
+        }
+    }
 
-/// `_IOWR(PROCFS_IOCTL_MAGIC ('f'), 18, struct kallsyms_query)`, with the version-0 size (40):
-/// the size inside the struct, not in the command, says which version the caller speaks.
-/// `unsigned long`, as ioctl(2) takes it: 32 bits in 32-bit processes.
-const KALLSYMS_QUERY: c_ulong =
-    (3 << 30) | ((SIZE_VER0 as c_ulong) << 16) | ((b'f' as c_ulong) << 8) | 18;
-
-extern "C" {
-    fn ioctl(fd: c_int, request: c_ulong, ...) -> c_int;
+    /// A short name, for output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Vmlinux => "vmlinux",
+            Kind::Module => "module",
+            Kind::BpfProg => "bpf_prog",
+            Kind::BpfSubprog => "bpf_subprog",
+            Kind::BpfTrampoline => "bpf_trampoline",
+            Kind::BpfDispatcher => "bpf_dispatcher",
+            Kind::BpfImage => "bpf_image",
+            Kind::ModuleInit => "module_init",
+            Kind::Other(_) => "other",
+        }
+    }
 }
 
 /// A symbol that covers an address.
@@ -56,10 +81,38 @@ pub struct Symbol {
     pub name: String,
     /// Its first address.
     pub start: u64,
-    /// Its size in bytes, when known (0 from the text fallback for the last symbol).
+    /// Its size in bytes. From the text fallback, the distance to the next symbol (0 for the
+    /// last one): see [`Symbol::exact`].
     pub size: u64,
     /// Module name, `bpf`, or empty for vmlinux.
     pub owner: String,
+    /// What it is. The text fallback cannot tell a BPF subprogram from a program, nor a
+    /// module's freed init function from its other functions.
+    pub kind: Kind,
+    /// The BPF program's id (the main program's, for a subprogram), for
+    /// `bpf_prog_get_fd_by_id()`: only from the ioctl, for callers with `CAP_SYS_ADMIN`.
+    pub prog_id: Option<u32>,
+    /// The BPF subprogram index, 0 for a program's main function: only from the ioctl.
+    pub subprog: Option<u32>,
+    /// Whether `size` and `kind` are the kernel's (ioctl) rather than guessed from the text.
+    pub exact: bool,
+}
+
+impl Symbol {
+    /// `name+0xoff/0xsize [owner]`, as `%pS` prints a frame (owner `vmlinux` for the kernel).
+    pub fn frame(&self, addr: u64) -> String {
+        let owner = if self.owner.is_empty() {
+            "vmlinux"
+        } else {
+            &self.owner
+        };
+        format!(
+            "{}+0x{:x}/0x{:x} [{owner}]",
+            self.name,
+            addr - self.start,
+            self.size
+        )
+    }
 }
 
 /// Why a query failed, in words a user can act on.
@@ -104,12 +157,6 @@ impl From<io::Error> for Error {
     }
 }
 
-/// A sorted copy of the text file, for kernels without the ioctl.
-struct Table {
-    /// (address, name, owner), by address.
-    syms: Vec<(u64, String, String)>,
-}
-
 enum Backend {
     Ioctl(File),
     Text(Table),
@@ -117,6 +164,10 @@ enum Backend {
 
 /// An open `/proc/kallsyms`.
 pub struct Kallsyms(Backend);
+
+/// Bytes of names per batch call: room for 128 names of the longest kind, and for thousands of
+/// usual ones. A call that fills it answers fewer entries, and the next call goes on.
+const NAMES_BUF: usize = 64 * 1024;
 
 impl Kallsyms {
     /// Opens `/proc/kallsyms`, with the ioctl if the kernel has it.
@@ -132,26 +183,7 @@ impl Kallsyms {
 
     /// Reads and parses the text file, as symbolizers without the ioctl do.
     pub fn open_text() -> Result<Self, Error> {
-        let mut syms = Vec::new();
-        for line in BufReader::new(File::open(KALLSYMS)?).lines() {
-            let line = line?;
-            let mut it = line.split_ascii_whitespace();
-            let (Some(addr), Some(_ty), Some(name)) = (it.next(), it.next(), it.next()) else {
-                continue;
-            };
-            let owner = it
-                .next()
-                .unwrap_or("")
-                .trim_matches(|c| c == '[' || c == ']');
-            if let Ok(addr) = u64::from_str_radix(addr, 16) {
-                syms.push((addr, name.to_string(), owner.to_string()));
-            }
-        }
-        if syms.iter().all(|s| s.0 == 0) {
-            return Err(Error::NotPermitted);
-        }
-        syms.sort_by_key(|s| s.0);
-        Ok(Kallsyms(Backend::Text(Table { syms })))
+        Ok(Kallsyms(Backend::Text(Table::read(KALLSYMS)?)))
     }
 
     /// Whether queries go through the ioctl.
@@ -159,28 +191,62 @@ impl Kallsyms {
         matches!(self.0, Backend::Ioctl(_))
     }
 
+    /// The fields of a [`Symbol`] this backend cannot know (and only guesses, or leaves out).
+    pub fn unknowable(&self) -> &'static [&'static str] {
+        match self.0 {
+            Backend::Ioctl(_) => &[],
+            Backend::Text(_) => &[
+                "exact size (the text has none: the distance to the next symbol instead)",
+                "BPF program id",
+                "BPF subprogram index (subprograms look like programs)",
+                "freed module init functions (they look like module functions)",
+                "staleness (no generation: a parsed copy is never refreshed)",
+            ],
+        }
+    }
+
+    /// The kernel's generation: it changes whenever the symbols an address query can answer
+    /// change. `None` from the text fallback, which cannot know, and from kernels whose
+    /// `KALLSYMS_QUERY` predates it (`EINVAL`).
+    pub fn generation(&self) -> Result<Option<u64>, Error> {
+        match &self.0 {
+            Backend::Ioctl(f) => {
+                let mut q = RawQuery::new(raw::QUERY_GENERATION);
+                match query(f, &mut q) {
+                    Ok(()) => Ok(Some(q.generation)),
+                    Err(e) if e.raw_os_error() == Some(22) => Ok(None),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            Backend::Text(_) => Ok(None),
+        }
+    }
+
+    /// [`Kallsyms::by_addrs`] one query at a time, for kernels without batches.
+    fn by_addrs_singly(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
+        let generation = self.generation()?;
+        let mut out = Vec::with_capacity(addrs.len());
+        for &addr in addrs {
+            out.push(match self.by_addr(addr) {
+                Ok(s) => Some(s),
+                Err(Error::NotFound) => None,
+                Err(e) => return Err(e),
+            });
+        }
+        Ok((out, generation))
+    }
+
     /// The address of the symbol called `name` (vmlinux first, then modules).
     pub fn by_name(&self, name: &str) -> Result<u64, Error> {
         match &self.0 {
             Backend::Ioctl(f) => {
                 let cname = std::ffi::CString::new(name).map_err(|_| Error::NotFound)?;
-                let mut q = raw(QUERY_BY_SYMBOL);
+                let mut q = RawQuery::new(raw::QUERY_BY_SYMBOL);
                 q.sym_name_addr = cname.as_ptr() as u64;
                 query(f, &mut q)?;
                 Ok(q.sym_addr)
             }
-            Backend::Text(t) => {
-                let mut addrs = t
-                    .syms
-                    .iter()
-                    .filter(|s| s.1 == name && s.2 != "bpf")
-                    .map(|s| s.0);
-                let first = addrs.next().ok_or(Error::NotFound)?;
-                if addrs.any(|a| a != first) {
-                    return Err(Error::Ambiguous);
-                }
-                Ok(first)
-            }
+            Backend::Text(t) => t.by_name(name),
         }
     }
 
@@ -189,87 +255,152 @@ impl Kallsyms {
         match &self.0 {
             Backend::Ioctl(f) => {
                 let mut name = [0u8; NAME_LEN];
-                let mut q = raw(QUERY_BY_ADDR);
+                let mut q = RawQuery::new(raw::QUERY_BY_ADDR);
                 q.sym_addr = addr;
                 q.sym_name_addr = name.as_mut_ptr() as u64;
                 q.sym_name_size = NAME_LEN as u64;
                 query(f, &mut q)?;
-                Ok(Symbol {
-                    name: cstr(&name),
-                    start: q.sym_start,
-                    size: q.sym_size,
-                    owner: cstr(&q.sym_owner),
-                })
+                Ok(symbol(
+                    cstr(&name),
+                    cstr(&q.sym_owner),
+                    q.sym_start,
+                    q.sym_size,
+                    q.sym_kind,
+                    q.sym_prog_id,
+                    q.sym_subprog,
+                ))
             }
-            Backend::Text(t) => {
-                let i = t.syms.partition_point(|s| s.0 <= addr);
-                let s = t
-                    .syms
-                    .get(i.checked_sub(1).ok_or(Error::NotFound)?)
-                    .ok_or(Error::NotFound)?;
-                let next = t.syms[i..].iter().find(|n| n.0 > s.0).map_or(0, |n| n.0);
-                Ok(Symbol {
-                    name: s.1.clone(),
-                    start: s.0,
-                    size: next.saturating_sub(s.0),
-                    owner: s.2.clone(),
-                })
-            }
+            Backend::Text(t) => t.by_addr(addr).ok_or(Error::NotFound),
         }
     }
-}
 
-fn raw(flags: u64) -> RawQuery {
-    RawQuery {
-        size: std::mem::size_of::<RawQuery>() as u64,
-        query_flags: flags,
-        sym_name_addr: 0,
-        sym_addr: 0,
-        sym_name_size: 0,
-        sym_start: 0,
-        sym_size: 0,
-        sym_owner: [0; OWNER_LEN],
+    /// One answer per address: the symbol that covers it, or `None`, with as few system calls
+    /// as the kernel allows (`KALLSYMS_QUERY_BY_ADDR_BATCH`), and the generation the answers
+    /// are at least as new as (`None` from the text fallback).
+    pub fn by_addrs(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
+        let f = match &self.0 {
+            Backend::Ioctl(f) => f,
+            Backend::Text(t) => return Ok((addrs.iter().map(|&a| t.by_addr(a)).collect(), None)),
+        };
+        let mut out = Vec::with_capacity(addrs.len());
+        let mut names = vec![0u8; NAMES_BUF];
+        let mut entries = vec![RawEntry::default(); addrs.len().min(BATCH_MAX)];
+        let mut generation = None;
+        for window in addrs.chunks(BATCH_MAX) {
+            let entries = &mut entries[..window.len()];
+            for (e, &addr) in entries.iter_mut().zip(window) {
+                *e = RawEntry {
+                    addr,
+                    ..Default::default()
+                };
+            }
+            let mut done = 0;
+            while done < window.len() {
+                let todo = &mut entries[done..];
+                let mut q = RawQuery::new(raw::QUERY_BY_ADDR_BATCH);
+                q.sym_name_addr = names.as_mut_ptr() as u64;
+                q.sym_name_size = names.len() as u64;
+                q.batch_addr = todo.as_mut_ptr() as u64;
+                q.batch_count = todo.len() as u32;
+                q.batch_entry_size = std::mem::size_of::<RawEntry>() as u32;
+                match query(f, &mut q) {
+                    Ok(()) => {}
+                    // A kernel whose KALLSYMS_QUERY has no batches (version 0 or 1): E2BIG for
+                    // the batch fields it does not know.
+                    Err(e) if matches!(e.raw_os_error(), Some(7) | Some(22)) && out.is_empty() => {
+                        return self.by_addrs_singly(addrs)
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+                // The oldest generation of the calls: every answer is at least as new.
+                generation.get_or_insert(q.generation);
+                let answered = (q.batch_count as usize).min(todo.len());
+                if answered == 0 {
+                    return Err(Error::Io(io::Error::other("the kernel answered no entry")));
+                }
+                let used = &names[..(q.sym_name_size as usize).min(names.len())];
+                for e in &todo[..answered] {
+                    out.push((e.kind != 0).then(|| {
+                        symbol(
+                            cstr(used.get(e.name_off as usize..).unwrap_or_default()),
+                            cstr(used.get(e.owner_off as usize..).unwrap_or_default()),
+                            e.start,
+                            e.size,
+                            e.kind,
+                            e.prog_id,
+                            e.subprog,
+                        )
+                    }));
+                }
+                done += answered;
+            }
+        }
+        Ok((out, generation))
     }
 }
 
-fn query(f: &File, q: &mut RawQuery) -> Result<(), Error> {
-    // SAFETY: `q` is a valid `struct kallsyms_query` whose pointers outlive the call.
-    if unsafe { ioctl(f.as_raw_fd(), KALLSYMS_QUERY, q as *mut RawQuery) } != 0 {
-        return Err(io::Error::last_os_error().into());
+/// A symbol from the kernel's answer.
+fn symbol(
+    name: String,
+    owner: String,
+    start: u64,
+    size: u64,
+    kind: u32,
+    prog_id: u64,
+    subprog: u32,
+) -> Symbol {
+    // Kind 0: a kernel older than version 2, which says only what the owner says.
+    let (kind, exact) = match kind {
+        0 => (text::kind_from_text(&name, &owner), false),
+        k => (Kind::from_raw(k), true),
+    };
+    let bpf_prog = exact && matches!(kind, Kind::BpfProg | Kind::BpfSubprog);
+    Symbol {
+        name,
+        start,
+        size,
+        owner,
+        kind,
+        prog_id: (prog_id != 0).then_some(prog_id as u32),
+        subprog: bpf_prog.then_some(subprog),
+        exact,
     }
-    Ok(())
-}
-
-fn cstr(b: &[u8]) -> String {
-    String::from_utf8_lossy(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::mem::{offset_of, size_of};
 
     #[test]
-    fn raw_query_is_the_version_1_layout() {
-        assert_eq!(size_of::<RawQuery>(), 120);
-        assert_eq!(offset_of!(RawQuery, sym_name_size) + 8, SIZE_VER0 as usize);
-        assert_eq!(offset_of!(RawQuery, sym_start), 40);
-        assert_eq!(offset_of!(RawQuery, sym_size), 48);
-        assert_eq!(offset_of!(RawQuery, sym_owner), 56);
-        assert_eq!(raw(QUERY_BY_ADDR).size, 120);
+    fn frames_read_like_percent_ps() {
+        let s = symbol("f".into(), String::new(), 0x1000, 0x40, 1, 0, 0);
+        assert_eq!(s.frame(0x1010), "f+0x10/0x40 [vmlinux]");
+        let s = symbol("bpf_prog_x".into(), "bpf".into(), 0x2000, 0x20, 4, 7, 2);
+        assert_eq!(s.frame(0x2000), "bpf_prog_x+0x0/0x20 [bpf]");
+        assert_eq!(
+            (s.kind, s.prog_id, s.subprog),
+            (Kind::BpfSubprog, Some(7), Some(2))
+        );
     }
 
     #[test]
-    fn ioctl_command_is_iowr_f_18_with_the_version_0_size() {
-        assert_eq!(KALLSYMS_QUERY, 0xc028_6612);
+    fn ids_and_indexes_only_for_programs() {
+        let s = symbol("bpf_trampoline_1".into(), "bpf".into(), 0, 1, 5, 0, 0);
+        assert_eq!(
+            (s.kind, s.prog_id, s.subprog),
+            (Kind::BpfTrampoline, None, None)
+        );
+        // A program whose id the caller may not see.
+        let s = symbol("bpf_prog_x".into(), "bpf".into(), 0, 1, 3, 0, 0);
+        assert_eq!((s.prog_id, s.subprog), (None, Some(0)));
+        assert_eq!(Kind::from_raw(99), Kind::Other(99));
     }
 
     #[test]
-    fn owner_fills_the_field() {
-        let mut owner = [b'm'; OWNER_LEN];
-        owner[OWNER_LEN - 1] = 0;
-        assert_eq!(cstr(&owner).len(), OWNER_LEN - 1);
-        assert_eq!(cstr(b"bpf\0\0\0"), "bpf");
-        assert_eq!(cstr(&[0; OWNER_LEN]), "");
+    fn answers_of_version_1_kernels_say_what_the_owner_says() {
+        let s = symbol("bpf_prog_x_f".into(), "bpf".into(), 0, 1, 0, 0, 0);
+        assert_eq!((s.kind, s.exact, s.subprog), (Kind::BpfProg, false, None));
+        let s = symbol("f".into(), "some_mod".into(), 0, 1, 0, 0, 0);
+        assert_eq!((s.kind, s.exact), (Kind::Module, false));
     }
 }
