@@ -3,8 +3,11 @@
 
 Boots the Rust kernel (plain TCG) with the guest side, bench_query, which runs
 each client as a fresh process (text: parse the file into a sorted table, then
-look up; ioctl: one query per distinct address, cached), 5 interleaved runs
-per workload, median. Prints a table and writes build/bench/query.json.
+look up; ioctl: one query per distinct address, cached; batch: the distinct
+addresses in KALLSYMS_QUERY_BY_ADDR_BATCH calls; scan: a program's id by
+walking every loaded program, as blazesym does), 5 interleaved runs per
+workload, median. Prints a table and writes build/bench/query.json: one object
+per workload with workload, n, unit and a number per client that applies.
 """
 import json
 import os
@@ -14,35 +17,49 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('BPF_KSYM_BUILD') or os.path.join(ROOT, 'build')
-LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) text=([\d.]+) ioctl=([\d.]+) unit=(\w+)')
+LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) unit=(\w+)((?: \w+=[\d.]+)+)')
+CLIENTS = ('text', 'ioctl', 'batch', 'scan')
+WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id', 'rss_kib')
+# The ratios the README reports, where both clients ran: (numerator, denominator).
+RATIOS = (('text', 'ioctl'), ('text', 'batch'), ('ioctl', 'batch'), ('scan', 'ioctl'))
 
 
-def main():
-    env = dict(os.environ, BPF_KSYM='rust', GUEST_TIMEOUT='900')
-    subprocess.run(['bash', os.path.join(ROOT, 'scripts/boot.sh'), 'bench-query'],
-                   env=env, check=True)
-    log = os.path.join(BUILD, 'guest-rust-bench-query.log')
+def parse(log):
     records = []
     for line in open(log, errors='replace'):
         m = LINE.search(line)
         if m:
-            records.append({'workload': m.group(1), 'n': int(m.group(2)),
-                            'text': float(m.group(3)), 'ioctl': float(m.group(4)),
-                            'unit': m.group(5)})
-    if len(records) != 4:
-        sys.exit('bench-query: expected 4 figures from the guest, got %d; see %s'
-                 % (len(records), log))
-    print('\n%-14s %6s %12s %12s %9s' % ('workload', 'n', 'text', 'ioctl', 'text/ioctl'))
+            r = {'workload': m.group(1), 'n': int(m.group(2)), 'unit': m.group(3)}
+            for kv in m.group(4).split():
+                k, v = kv.split('=')
+                r[k] = float(v)
+            records.append(r)
+    return records
+
+
+def main():
+    env = dict(os.environ, BPF_KSYM='rust', GUEST_TIMEOUT='1500')
+    subprocess.run(['bash', os.path.join(ROOT, 'scripts/boot.sh'), 'bench-query'],
+                   env=env, check=True)
+    log = os.path.join(BUILD, 'guest-rust-bench-query.log')
+    records = parse(log)
+    if [r['workload'] for r in records] != list(WORKLOADS):
+        sys.exit('bench-query: expected the figures of %s from the guest, got %s; see %s'
+                 % (', '.join(WORKLOADS), [r['workload'] for r in records], log))
+    print('\n%-14s %6s %4s %10s %10s %10s %10s  %s' % (
+        'workload', 'n', 'unit', *CLIENTS, 'ratios'))
     for r in records:
-        print('%-14s %6d %10.3f %s %10.3f %s %8.1fx' % (
-            r['workload'], r['n'], r['text'], r['unit'][:2], r['ioctl'], r['unit'][:2],
-            r['text'] / r['ioctl']))
+        cells = ['%10s' % ('%.3f' % r[c] if c in r else '-') for c in CLIENTS]
+        ratios = ['%s/%s %.1fx' % (a, b, r[a] / r[b]) for a, b in RATIOS
+                  if a in r and b in r and r[b] and r['unit'] != 'KiB']
+        print('%-14s %6d %4s %s  %s' % (r['workload'], r['n'], r['unit'], ' '.join(cells),
+                                       ', '.join(ratios)))
     os.makedirs(os.path.join(BUILD, 'bench'), exist_ok=True)
     out = os.path.join(BUILD, 'bench', 'query.json')
     with open(out, 'w') as f:
         json.dump(records, f, indent=1)
-    print('\n(plain TCG; each client times itself from its first touch of /proc/kallsyms to its last answer; medians of 5 interleaved runs)\n'
-          'wrote %s' % out)
+    print('\n(plain TCG; each client times itself from its first touch of /proc/kallsyms to its '
+          'last answer; bpf_prog_id per lookup; medians of 5 interleaved runs)\nwrote %s' % out)
 
 
 if __name__ == '__main__':

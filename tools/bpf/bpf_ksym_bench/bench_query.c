@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Guest side of `make bench-query`: the same symbolizer client two ways.
+ * Guest side of `make bench-query`: the same symbolizer client several ways.
  *  text:  read and parse /proc/kallsyms into a sorted table once (as perf and
  *         blazesym do), then look up;
- *  ioctl: ask KALLSYMS_QUERY, caching per distinct address (as Perfetto does).
+ *  ioctl: ask KALLSYMS_QUERY, caching per distinct address (as Perfetto does);
+ *  batch: collect the distinct addresses first, then one
+ *         KALLSYMS_QUERY_BY_ADDR_BATCH call per 4096 of them;
+ *  scan:  the program id of a JIT address as blazesym finds it without
+ *         caching: BPF_PROG_GET_NEXT_ID, BPF_PROG_GET_FD_BY_ID and
+ *         BPF_OBJ_GET_INFO_BY_FD over every program until one holds it.
  * Each client runs in a freshly exec'd process, cold: it times itself from
  * before it first touches /proc/kallsyms (table build or first query
  * included) to its last answer, and the parent reads its peak RSS. Prints
- * "BENCH query workload=<w> n=<n> text=<x> ioctl=<y> unit=<u>".
+ * "BENCH query workload=<w> n=<n> unit=<u>" and "<client>=<x>" for each
+ * client that applies.
  */
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -21,9 +27,17 @@
 #define DISTINCT 2000
 #define SAMPLES 50000
 #define RUNS 5
+#define PROGS 1000
+/* scan is a walk over the programs per address: timed on a few, spread over all. */
+#define SCANNED 10
 
 static unsigned long long addrs[DISTINCT];
+/* The kernel's name for each address (a hash), which the ioctl and batch clients must give. */
+static unsigned long long want_hash[DISTINCT];
 static int stream[SAMPLES];
+/* bpf_prog_id: a JIT address inside each of PROGS programs, and their ids. */
+static unsigned long long prog_addrs[PROGS];
+static __u32 prog_ids[PROGS];
 static char probe_name[128];
 
 static double now_ms(void)
@@ -81,10 +95,11 @@ static const char *table_lookup(struct entry *t, size_t n, unsigned long long ad
 	return lo ? t[lo - 1].name : NULL;
 }
 
+/* A version-2 query, as the batch client's, so both ask the kernel for the same work. */
 static const char *ioctl_lookup(int fd, unsigned long long addr, char *buf)
 {
 	struct kallsyms_query q = {
-		.size = KALLSYMS_QUERY_SIZE_VER0,
+		.size = sizeof(q),
 		.query_flags = KALLSYMS_QUERY_BY_ADDR,
 		.sym_addr = addr,
 		.sym_name_addr = (unsigned long)buf,
@@ -92,6 +107,83 @@ static const char *ioctl_lookup(int fd, unsigned long long addr, char *buf)
 	};
 
 	return ioctl(fd, KALLSYMS_QUERY, &q) ? NULL : buf;
+}
+
+static unsigned long long name_hash(const char *s)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * Name @n addresses with KALLSYMS_QUERY_BY_ADDR_BATCH: @names_out[i] (NULL if
+ * none covers it) and, if @ids, the program ids. Returns 0 or -1.
+ */
+static int batch_lookup(int fd, const unsigned long long *a, int n, char **names_out, __u32 *ids)
+{
+	struct kallsyms_query_addr *e = calloc(n, sizeof(*e));
+	size_t names_size = 1 << 16;
+	char *names = malloc(names_size);
+	int done = 0, i;
+
+	for (i = 0; i < n; i++)
+		e[i].addr = a[i];
+	while (done < n) {
+		struct kallsyms_query q = {
+			.size = sizeof(q),
+			.query_flags = KALLSYMS_QUERY_BY_ADDR_BATCH,
+			.sym_name_addr = (unsigned long)names,
+			.sym_name_size = names_size,
+			.batch_addr = (unsigned long)&e[done],
+			.batch_count = n - done < KALLSYMS_QUERY_BATCH_MAX ?
+				       n - done : KALLSYMS_QUERY_BATCH_MAX,
+			.batch_entry_size = sizeof(*e),
+		};
+
+		if (ioctl(fd, KALLSYMS_QUERY, &q) || !q.batch_count ||
+		    (int)q.batch_count > n - done)
+			return -1;
+		for (i = done; i < done + (int)q.batch_count; i++) {
+			if (names_out)
+				names_out[i] = e[i].kind ? strdup(names + e[i].name_off) : NULL;
+			if (ids)
+				ids[i] = e[i].prog_id;
+		}
+		done += q.batch_count;
+	}
+	free(e);
+	free(names);
+	return 0;
+}
+
+/* The id of the program whose JIT image holds @addr, by walking every program. */
+static __u32 scan_prog_id(unsigned long long addr)
+{
+	__u32 id = 0;
+
+	while (!bpf_prog_get_next_id(id, &id)) {
+		struct bpf_prog_info info = {};
+		__u64 ksyms[8];
+		__u32 lens[8], len = sizeof(info);
+		int fd = bpf_prog_get_fd_by_id(id), i, found = 0;
+
+		if (fd < 0)
+			continue;
+		info.nr_jited_ksyms = 8;
+		info.jited_ksyms = (unsigned long)ksyms;
+		info.nr_jited_func_lens = 8;
+		info.jited_func_lens = (unsigned long)lens;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			for (i = 0; i < (int)info.nr_jited_ksyms && i < 8; i++)
+				found |= addr >= ksyms[i] && addr < ksyms[i] + lens[i];
+		close(fd);
+		if (found)
+			return id;
+	}
+	return 0;
 }
 
 /* Keep @v alive: the compiler may not drop the reads that computed it. */
@@ -107,7 +199,56 @@ static int client(const char *mode, const char *workload)
 	char buf[512];
 	int i;
 
-	if (!strcmp(mode, "text")) {
+	if (!strcmp(workload, "bpf_prog_id")) {
+		int fd = open("/proc/kallsyms", O_RDONLY);
+		struct kallsyms_query q;
+
+		if (!strcmp(mode, "scan")) {
+			/* Spread over the programs: a walk finds early ids sooner. */
+			for (i = 0; i < SCANNED; i++) {
+				int k = i * (PROGS / SCANNED) + PROGS / SCANNED / 2;
+
+				if (scan_prog_id(prog_addrs[k]) != prog_ids[k])
+					return 1;
+			}
+			return 0;
+		}
+		for (i = 0; i < PROGS; i++)
+			if (kq_query(fd, &q, KALLSYMS_QUERY_BY_ADDR, prog_addrs[i], NULL, buf,
+				     sizeof(buf)) || q.sym_prog_id != prog_ids[i])
+				return 1;
+		return 0;
+	}
+	if (!strcmp(mode, "batch")) {
+		int fd = open("/proc/kallsyms", O_RDONLY), n = 0;
+		static unsigned long long distinct[DISTINCT];
+		static char *names[DISTINCT];
+		static int slot[DISTINCT];
+
+		if (!strcmp(workload, "cold_distinct")) {
+			if (batch_lookup(fd, addrs, DISTINCT, names, NULL))
+				return 1;
+			for (i = 0; i < DISTINCT; i++)
+				if (!names[i] || name_hash(names[i]) != want_hash[i])
+					return 1;
+			return 0;
+		}
+		/* A profiler's way: the distinct addresses of the samples, then one call. */
+		memset(slot, -1, sizeof(slot));
+		for (i = 0; i < SAMPLES; i++)
+			if (slot[stream[i]] < 0) {
+				slot[stream[i]] = n;
+				distinct[n++] = addrs[stream[i]];
+			}
+		if (batch_lookup(fd, distinct, n, names, NULL))
+			return 1;
+		for (i = 0; i < DISTINCT; i++)
+			if (slot[i] >= 0 &&
+			    (!names[slot[i]] || name_hash(names[slot[i]]) != want_hash[i]))
+				return 1;
+		for (i = 0; i < SAMPLES; i++)
+			sink += names[slot[stream[i]]][0];
+	} else if (!strcmp(mode, "text")) {
 		size_t n;
 		struct entry *t = load_table(&n);
 
@@ -141,11 +282,21 @@ static int client(const char *mode, const char *workload)
 		}
 		if (!strcmp(workload, "by_addr_cold"))
 			return !ioctl_lookup(fd, addrs[0], buf);
+		if (!strcmp(workload, "cold_distinct")) {
+			for (i = 0; i < DISTINCT; i++) {
+				if (!ioctl_lookup(fd, addrs[i], buf) ||
+				    name_hash(buf) != want_hash[i])
+					return 1;
+				cache[i] = strdup(buf);
+			}
+			return 0;
+		}
 		for (i = 0; i < SAMPLES; i++) {
 			int a = stream[i];
 
 			if (!cache[a]) {
-				if (!ioctl_lookup(fd, addrs[a], buf))
+				if (!ioctl_lookup(fd, addrs[a], buf) ||
+				    name_hash(buf) != want_hash[a])
 					return 1;
 				cache[a] = strdup(buf);
 			}
@@ -204,9 +355,23 @@ static void make_workload(void)
 		if ((k.type == 't' || k.type == 'T') && !k.mod[0] && k.addr)
 			text[n++] = k.addr;
 	fclose(f);
+	if (n < 2 * DISTINCT) {
+		fprintf(stderr, "bench: only %d kernel text addresses: are they hidden?\n", n);
+		exit(1);
+	}
 	srand(42);
-	for (i = 0; i < DISTINCT; i++)
-		addrs[i] = text[(rand() % n)] + 1;	/* a return address inside */
+	/* Distinct functions: a return address inside each. */
+	for (i = 0; i < DISTINCT; i++) {
+		int k = rand() % n, j;
+
+		for (j = 0; j < i && addrs[j] != text[k] + 1; j++)
+			;
+		if (j < i) {
+			i--;
+			continue;
+		}
+		addrs[i] = text[k] + 1;
+	}
 	for (i = 0; i < DISTINCT; i++)
 		cdf[i] = (sum += 1.0 / __builtin_pow(i + 1, 1.1));
 	for (i = 0; i < SAMPLES; i++) {
@@ -228,63 +393,139 @@ static void make_workload(void)
 
 #define WORKLOAD_FILE "/tmp/bench_query.workload"
 
+/* The kernel's answers, one single query per address, before any client runs. */
+static int reference_answers(void)
+{
+	int fd = open("/proc/kallsyms", O_RDONLY), i;
+	char buf[512];
+
+	for (i = 0; i < DISTINCT; i++) {
+		if (!ioctl_lookup(fd, addrs[i], buf)) {
+			fprintf(stderr, "bench: no symbol at %llx\n", addrs[i]);
+			return -1;
+		}
+		want_hash[i] = name_hash(buf);
+	}
+	close(fd);
+	return 0;
+}
+
+/* Load PROGS programs (kept loaded by this process's fds) for bpf_prog_id. */
+static int load_progs(void)
+{
+	int i;
+
+	raise_nofile();
+	for (i = 0; i < PROGS; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		struct prog_syms ps;
+		char name[16];
+		int fd;
+
+		snprintf(name, sizeof(name), "bq_%d", i);
+		fd = load_tiny_prog(name);
+		if (fd < 0 || prog_syms(fd, &ps) || bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -1;
+		prog_addrs[i] = ps.addr[0] + 1;
+		prog_ids[i] = info.id;
+	}
+	return 0;
+}
+
+/* What each workload measures, and with which clients. */
+static const struct workload {
+	const char *name;
+	int n;
+	const char *unit;
+	const char *clients[3];
+} workloads[] = {
+	{ "profile", SAMPLES, "ms", { "text", "ioctl", "batch" } },
+	{ "by_name_cold", 1, "ms", { "text", "ioctl" } },
+	{ "by_addr_cold", 1, "ms", { "text", "ioctl" } },
+	{ "cold_distinct", DISTINCT, "ms", { "ioctl", "batch" } },
+	/* Per lookup: scan times SCANNED lookups, ioctl all PROGS. */
+	{ "bpf_prog_id", PROGS, "us", { "scan", "ioctl" } },
+};
+
+static int rw_workload(const char *mode)
+{
+	FILE *f = fopen(WORKLOAD_FILE, mode);
+	int ok;
+
+	if (!f)
+		return -1;
+	if (mode[0] == 'w')
+		ok = fwrite(addrs, sizeof(addrs), 1, f) == 1 &&
+		     fwrite(want_hash, sizeof(want_hash), 1, f) == 1 &&
+		     fwrite(stream, sizeof(stream), 1, f) == 1 &&
+		     fwrite(prog_addrs, sizeof(prog_addrs), 1, f) == 1 &&
+		     fwrite(prog_ids, sizeof(prog_ids), 1, f) == 1;
+	else
+		ok = fread(addrs, sizeof(addrs), 1, f) == 1 &&
+		     fread(want_hash, sizeof(want_hash), 1, f) == 1 &&
+		     fread(stream, sizeof(stream), 1, f) == 1 &&
+		     fread(prog_addrs, sizeof(prog_addrs), 1, f) == 1 &&
+		     fread(prog_ids, sizeof(prog_ids), 1, f) == 1;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct { const char *name; int n; } workloads[] = {
-		{ "profile", SAMPLES }, { "by_name_cold", 1 }, { "by_addr_cold", 1 },
-	};
-	long rss[2] = { 0, 0 };
+	long rss[3] = { 0, 0, 0 };
 	unsigned int w;
 	int m, r;
 
 	if (argc == 4 && !strcmp(argv[1], "--client")) {
-		FILE *f = fopen(WORKLOAD_FILE, "r");
-
-		if (!f || fread(addrs, sizeof(addrs), 1, f) != 1 ||
-		    fread(stream, sizeof(stream), 1, f) != 1)
-			return 2;
-		fclose(f);
 		double t0, ms;
 		int err;
 
+		if (rw_workload("r"))
+			return 2;
 		snprintf(probe_name, sizeof(probe_name), "bpf_user_rnd_u32");
 		t0 = now_ms();
 		err = client(argv[2], argv[3]);
 		ms = now_ms() - t0;
+		if (!strcmp(argv[3], "bpf_prog_id"))	/* per lookup, in us */
+			ms = ms * 1e3 / (!strcmp(argv[2], "scan") ? SCANNED : PROGS);
 		printf("%.4f\n", ms);
 		return err;
 	}
 	make_workload();
-	{
-		FILE *f = fopen(WORKLOAD_FILE, "w");
-
-		if (!f || fwrite(addrs, sizeof(addrs), 1, f) != 1 ||
-		    fwrite(stream, sizeof(stream), 1, f) != 1 || fclose(f))
-			return 1;
+	if (reference_answers())
+		return 1;
+	if (load_progs()) {
+		fprintf(stderr, "bench: could not load %d programs\n", PROGS);
+		return 1;
 	}
+	if (rw_workload("w"))
+		return 1;
 	for (w = 0; w < ARRAY_SIZE(workloads); w++) {
-		double ms[2][RUNS];
+		const struct workload *wl = &workloads[w];
+		double ms[3][RUNS];
+		int clients = wl->clients[2] ? 3 : 2;
 
-		/* Interleaved: text, ioctl, text, ioctl, ... */
+		/* Interleaved: one run of each client, RUNS times. */
 		for (r = 0; r < RUNS; r++)
-			for (m = 0; m < 2; m++) {
+			for (m = 0; m < clients; m++) {
 				long kib;
 
-				if (measure(m ? "ioctl" : "text", workloads[w].name, &ms[m][r],
-					    &kib)) {
+				if (measure(wl->clients[m], wl->name, &ms[m][r], &kib)) {
 					fprintf(stderr, "bench: %s client failed on %s\n",
-						m ? "ioctl" : "text", workloads[w].name);
+						wl->clients[m], wl->name);
 					return 1;
 				}
 				if (w == 0 && kib > rss[m])
 					rss[m] = kib;
 			}
-		qsort(ms[0], RUNS, sizeof(double), cmp_double);
-		qsort(ms[1], RUNS, sizeof(double), cmp_double);
-		printf("BENCH query workload=%s n=%d text=%.3f ioctl=%.3f unit=ms\n",
-		       workloads[w].name, workloads[w].n, ms[0][RUNS / 2], ms[1][RUNS / 2]);
+		printf("BENCH query workload=%s n=%d unit=%s", wl->name, wl->n, wl->unit);
+		for (m = 0; m < clients; m++) {
+			qsort(ms[m], RUNS, sizeof(double), cmp_double);
+			printf(" %s=%.3f", wl->clients[m], ms[m][RUNS / 2]);
+		}
+		printf("\n");
 	}
-	printf("BENCH query workload=rss_kib n=%d text=%ld ioctl=%ld unit=KiB\n", SAMPLES,
-	       rss[0], rss[1]);
+	printf("BENCH query workload=rss_kib n=%d unit=KiB text=%ld ioctl=%ld batch=%ld\n",
+	       SAMPLES, rss[0], rss[1], rss[2]);
 	return 0;
 }
