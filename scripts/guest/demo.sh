@@ -33,6 +33,6 @@ echo "== ksym-query symbolize: the same samples' raw addresses, named in one bat
 perf script -i perf.data -F ip 2>/dev/null >ips.txt
 ksym-query symbolize -v <ips.txt >named.txt
 m=$(grep -c 'bpf_prog_[0-9a-f]*_ksym_caller+0x[0-9a-f]*/0x[0-9a-f]* \[bpf\] <bpf_prog id=[1-9]' named.txt || true)
-grep -m1 -B2 -A2 'ksym_caller' named.txt
+grep -m3 'ksym_caller+' named.txt
 echo "... $(grep -c . ips.txt) addresses; $m named bpf_prog_<tag>_ksym_caller, with the program's id"
 [ "$m" -gt 0 ]

@@ -118,44 +118,49 @@ static unsigned long long name_hash(const char *s)
 	return h;
 }
 
+/* Entries per batch call: small enough to reuse, large enough to amortize the call. */
+#define CHUNK 256
+
+/* Where a batch client keeps names: 64 KiB blocks, kept, so answers point into them. */
+struct arena {
+	char *block;
+	size_t size, used;
+};
+
 /*
- * Name @n addresses with KALLSYMS_QUERY_BY_ADDR_BATCH: @names_out[i] (NULL if
- * none covers it) and, if @ids, the program ids. Returns 0 or -1.
+ * Answer the @n entries of @e (addresses set) with KALLSYMS_QUERY_BY_ADDR_BATCH:
+ * @out[@idx[i]] points to entry i's name (NULL if no symbol). 0 or -1.
  */
-static int batch_lookup(int fd, const unsigned long long *a, int n, char **names_out, __u32 *ids)
+static int batch_flush(int fd, struct kallsyms_query_addr *e, const int *idx, int n, char **out,
+		       struct arena *ar)
 {
-	struct kallsyms_query_addr *e = calloc(n, sizeof(*e));
-	size_t names_size = 1 << 16;
-	char *names = malloc(names_size);
 	int done = 0, i;
 
-	for (i = 0; i < n; i++)
-		e[i].addr = a[i];
 	while (done < n) {
 		struct kallsyms_query q = {
 			.size = sizeof(q),
 			.query_flags = KALLSYMS_QUERY_BY_ADDR_BATCH,
-			.sym_name_addr = (unsigned long)names,
-			.sym_name_size = names_size,
 			.batch_addr = (unsigned long)&e[done],
-			.batch_count = n - done < KALLSYMS_QUERY_BATCH_MAX ?
-				       n - done : KALLSYMS_QUERY_BATCH_MAX,
+			.batch_count = n - done,
 			.batch_entry_size = sizeof(*e),
 		};
 
+		/* Room for the longest name and owner, or a new block. */
+		if (ar->size - ar->used < 1024) {
+			ar->size = 1 << 16;
+			ar->block = malloc(ar->size);
+			ar->used = 0;
+		}
+		q.sym_name_addr = (unsigned long)(ar->block + ar->used);
+		q.sym_name_size = ar->size - ar->used;
 		if (ioctl(fd, KALLSYMS_QUERY, &q) || !q.batch_count ||
 		    (int)q.batch_count > n - done)
 			return -1;
-		for (i = done; i < done + (int)q.batch_count; i++) {
-			if (names_out)
-				names_out[i] = e[i].kind ? strdup(names + e[i].name_off) : NULL;
-			if (ids)
-				ids[i] = e[i].prog_id;
-		}
+		for (i = done; i < done + (int)q.batch_count; i++)
+			out[idx[i]] = e[i].kind ? ar->block + ar->used + e[i].name_off : NULL;
+		ar->used += q.sym_name_size;
 		done += q.batch_count;
 	}
-	free(e);
-	free(names);
 	return 0;
 }
 
@@ -221,33 +226,40 @@ static int client(const char *mode, const char *workload)
 	}
 	if (!strcmp(mode, "batch")) {
 		int fd = open("/proc/kallsyms", O_RDONLY), n = 0;
-		static unsigned long long distinct[DISTINCT];
-		static char *names[DISTINCT];
-		static int slot[DISTINCT];
+		static struct kallsyms_query_addr e[CHUNK];
+		static char *names[DISTINCT], asked[DISTINCT];
+		static int idx[CHUNK];
+		struct arena ar = {};
 
-		if (!strcmp(workload, "cold_distinct")) {
-			if (batch_lookup(fd, addrs, DISTINCT, names, NULL))
-				return 1;
-			for (i = 0; i < DISTINCT; i++)
-				if (!names[i] || name_hash(names[i]) != want_hash[i])
+		/*
+		 * A profiler's way: each sample's address goes into the next
+		 * batch the first time it is seen (cold_distinct: each address).
+		 */
+		for (i = 0; i < SAMPLES; i++) {
+			int a = !strcmp(workload, "cold_distinct") ? i : stream[i];
+
+			if (a >= DISTINCT)
+				break;
+			if (asked[a])
+				continue;
+			asked[a] = 1;
+			e[n].addr = addrs[a];
+			idx[n++] = a;
+			if (n == CHUNK) {
+				if (batch_flush(fd, e, idx, n, names, &ar))
 					return 1;
-			return 0;
-		}
-		/* A profiler's way: the distinct addresses of the samples, then one call. */
-		memset(slot, -1, sizeof(slot));
-		for (i = 0; i < SAMPLES; i++)
-			if (slot[stream[i]] < 0) {
-				slot[stream[i]] = n;
-				distinct[n++] = addrs[stream[i]];
+				n = 0;
 			}
-		if (batch_lookup(fd, distinct, n, names, NULL))
+		}
+		if (n && batch_flush(fd, e, idx, n, names, &ar))
 			return 1;
 		for (i = 0; i < DISTINCT; i++)
-			if (slot[i] >= 0 &&
-			    (!names[slot[i]] || name_hash(names[slot[i]]) != want_hash[i]))
+			if (asked[i] && (!names[i] || name_hash(names[i]) != want_hash[i]))
 				return 1;
+		if (!strcmp(workload, "cold_distinct"))
+			return 0;
 		for (i = 0; i < SAMPLES; i++)
-			sink += names[slot[stream[i]]][0];
+			sink += names[stream[i]][0];
 	} else if (!strcmp(mode, "text")) {
 		size_t n;
 		struct entry *t = load_table(&n);
