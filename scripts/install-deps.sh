@@ -19,6 +19,9 @@ PKGS=(
 	qemu-system-x86 busybox-static bpftool linux-perf
 	libbpf-dev zlib1g-dev libzstd-dev python3 zstd
 	shellcheck python3-pytest python3-sphinx python3-yaml
+	# make test-upstream: module signing keys (their config signs modules), and
+	# iproute2's ip for test_progs' network namespaces.
+	openssl iproute2
 )
 
 missing=()

@@ -22,13 +22,13 @@ from results import TS, Splats
 
 # test_progs' print_test_result() and print_subtest_name(): "#12 name:OK",
 # "#12/3 name/subtest:FAIL", "#12 name:OK (SKIP: 1/4)", "#12 name:SKIP (not built)".
-RESULT = re.compile(r'^#(\d+)(?:/\d+)?\s+(\S.*?):(OK|FAIL|SKIP)\b(.*)$')
+RESULT = re.compile(r'^#(\d+(?:/\d+)?)\s+(\S.*?):(OK|FAIL|SKIP)\b(.*)$')
 SUMMARY = re.compile(r'^Summary: (\d+)/(\d+) PASSED, (\d+) SKIPPED.*, (\d+)/(\d+) FAILED')
 
 
 def scan(path):
     """Return ({name: result}, [problems]) for one guest log."""
-    results, summary, ended = {}, None, False
+    results, numbers, summary, ended, rc = {}, {}, None, False, None
     # Our KUnit suites run at boot; on this kernel (lockdep on) one provokes a WARNING.
     splats = Splats()
     for raw in open(path, errors='replace'):
@@ -36,14 +36,18 @@ def scan(path):
         splats.feed(line)
         m = RESULT.match(line)
         if m:
-            name, res, rest = m.group(2), m.group(3), m.group(4)
+            number, name, res, rest = m.group(1), m.group(2), m.group(3), m.group(4)
             if res == 'SKIP' and 'not built' in rest:
                 res = 'NOT BUILT'
+            # Some tests print two subtests under one name (exceptions does): keep both.
+            if numbers.setdefault(name, number) != number:
+                name = '%s (#%s)' % (name, number)
             results[name] = res
         if SUMMARY.match(line):
             summary = line
         if line.startswith(UPSTREAM_END):
             ended = True
+            rc = line[len(UPSTREAM_END):].strip(' =').replace('rc=', '')
     problems = splats.finish()
     if not ended:
         problems.append('the guest did not finish (no "%s" line)' % UPSTREAM_END)
@@ -51,7 +55,7 @@ def scan(path):
         problems.append('test_progs printed no summary: it did not run to the end')
     if not results and ended:
         problems.append('no test ran: the allow list matched nothing')
-    return results, problems
+    return results, problems, rc
 
 
 def per_test_table(runs):
@@ -85,7 +89,9 @@ def main():
         if not os.path.exists(path):
             print('== %s: no guest log %s (not run, or its build or boot failed)' % (flavour, path))
             continue
-        results, problems = scan(path)
+        results, problems, rc = scan(path)
+        if rc not in (None, '0') and not args.summary:
+            problems.append('test_progs exited with status %s' % rc)
         runs[flavour] = results
         for p in problems:
             print('%s: PROBLEM %s' % (flavour, p))

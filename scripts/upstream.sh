@@ -47,7 +47,14 @@ echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 # Dynamic programs with every library they load; iproute2's ip for the tests
 # that set up network namespaces.
-install_programs "$root" /upstream/test_progs /usr/bin/timeout /usr/sbin/ip
+ip=$(command -v ip) || die "no ip (package iproute2)"
+install_programs "$root" /upstream/test_progs /usr/bin/timeout "$ip"
+# test_progs runs commands with system(): through a shell that looks them up on
+# PATH. Busybox's runs its own applets first (its ip has no netns), so /bin/sh
+# is dash (busybox --install leaves an existing /bin/sh alone).
+dash=$(command -v dash) || die "no dash (package dash)"
+install_programs "$root" "$dash"
+ln -sf "$dash" "$root/bin/sh"
 # glibc loads libgcc_s at run time to unwind a thread in pthread_exit().
 gcc_s=$(ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
 [ -n "$gcc_s" ] || die "no libgcc_s.so.1 for x86-64 (package libgcc-s1)"

@@ -55,7 +55,7 @@ def logs(tmp_path, monkeypatch, capsys):
 def test_recorded_runs_agree_and_count_every_test_and_subtest(logs, tmp_path, monkeypatch, capsys):
     rc, out, md = run(tmp_path, monkeypatch, capsys, logs, table=True)
     assert rc == 0
-    results, problems = upstream.scan(str(tmp_path / ('%s.log' % RUST)))
+    results, problems, _ = upstream.scan(str(tmp_path / ('%s.log' % RUST)))
     assert not problems
     # bpf_iter's ksym subtest is the iter/ksym target itself.
     assert results['bpf_iter/ksym'] == 'OK'
@@ -95,6 +95,24 @@ def test_summary_lists_failures_but_fails_only_on_splats(logs, tmp_path, monkeyp
     rc, out, _ = run(tmp_path, monkeypatch, capsys, logs, summary=True)
     assert rc == 1
     assert 'splat' in out
+
+
+def test_a_nonzero_exit_of_test_progs_fails(logs, tmp_path, monkeypatch, capsys):
+    logs[C] = replace_first(logs[C], '=== UPSTREAM END rc=0', '=== UPSTREAM END rc=1')
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'exited with status 1' in out
+
+
+def test_a_subtest_name_printed_twice_counts_twice(logs, tmp_path, monkeypatch, capsys):
+    results, _, _ = upstream.scan(str(_write(tmp_path, logs[RUST])))
+    assert any(n.startswith('exceptions/exception_ext (#') for n in results)
+
+
+def _write(tmp_path, lines):
+    path = tmp_path / 'one.log'
+    path.write_text(''.join(lines))
+    return path
 
 
 def test_a_splat_in_the_kernel_log_fails(logs, tmp_path, monkeypatch, capsys):
