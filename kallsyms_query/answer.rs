@@ -107,12 +107,34 @@ impl Answer {
 
     /// Fills `self` with the symbol that covers `addr`, as `%pS` finds it; `ENOENT` if none does
     /// or the query must not say (see [`Rules`]). `prog_id` is the program's id whoever asks: the
-    /// caller hides it from those who may not see it.
-    pub(crate) fn lookup(&mut self, addr: usize, rules: &Rules) -> Result {
+    /// caller hides it from those who may not see it. `cursor` makes the next lookup of a vmlinux
+    /// address after this one cheaper (see [`Cursor`]); any cursor gives the same answer.
+    pub(crate) fn lookup(&mut self, addr: usize, rules: &Rules, cursor: &mut Cursor) -> Result {
         self.clear();
+        let (mut size, mut offset) = (0, 0);
+        // vmlinux first, the commonest answer: BPF images are never in the kernel image.
+        // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
+        let len = unsafe {
+            bindings::kallsyms_query_lookup_vmlinux(
+                addr,
+                &mut cursor.0,
+                &mut size,
+                &mut offset,
+                self.name.as_mut_ptr(),
+            )
+        };
+        if len > 0 {
+            // `kallsyms_expand_symbol()` stops at `KSYM_NAME_LEN - 1` bytes.
+            let len = usize::try_from(len).ok().filter(|&n| n < NAME_LEN);
+            self.name_len = len.ok_or(ENOENT)? + 1;
+            self.start = addr - offset;
+            self.size = size;
+            self.kind = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
+            return Ok(());
+        }
         let _rcu = rcu::read_lock();
-        // BPF images first: they never overlap vmlinux or module memory, and a freed module
-        // init text that an image reuses is the image's, as in `kallsyms_lookup()`.
+        // BPF images before modules: a freed module init text that an image reuses is the
+        // image's, as in `kallsyms_lookup()`.
         // SAFETY: The RCU read lock is held for as long as the symbol is used.
         let ksym = unsafe { bpf_ksym_at(addr) };
         if !ksym.is_null() {
@@ -124,7 +146,6 @@ impl Answer {
             unsafe { self.describe_bpf(ksym) };
             return Ok(());
         }
-        let (mut size, mut offset) = (0, 0);
         let mut modname: *mut c_char = core::ptr::null_mut();
         // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
         let found = unsafe {
@@ -136,22 +157,15 @@ impl Answer {
                 self.name.as_mut_ptr(),
             )
         };
-        if found.is_null() {
+        // vmlinux was answered above: a symbol without a module is a BPF image registered since
+        // the lookup above, which the generation read before does not count yet, so neither
+        // does the answer.
+        if found.is_null() || modname.is_null() {
             return Err(ENOENT);
         }
         self.name_len = self.name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
         self.start = addr - offset;
         self.size = size;
-        if modname.is_null() {
-            // SAFETY: Always safe to call.
-            if unsafe { bindings::is_ksym_addr(addr) } == 0 {
-                // A BPF image registered since the lookup above: the generation read before
-                // does not count it yet, so neither does the answer.
-                return Err(ENOENT);
-            }
-            self.kind = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
-            return Ok(());
-        }
         // SAFETY: `kallsyms_lookup` set `modname` to the NUL-terminated name of a module that
         // stays loaded while `_rcu` is held.
         let owner = unsafe { CStr::from_char_ptr(modname) };
@@ -248,6 +262,25 @@ unsafe fn bpf_ksym_at(addr: usize) -> *const bindings::bpf_ksym {
         starts_here
     } else {
         ksym
+    }
+}
+
+/// Where the last vmlinux name was found, for [`Answer::lookup`]: the next lookup of an address
+/// after it in the same block of 256 symbols walks the compressed names from there instead of from
+/// the block's marker. A batch in address order thus reads each name once, the walk a single
+/// query does (up to 255 names) shrinking to the names between two entries.
+pub(crate) struct Cursor(bindings::kallsyms_query_cursor);
+
+impl Cursor {
+    /// A cursor at symbol 0, which a lookup of any address may start from.
+    pub(crate) fn new() -> Self {
+        Self(bindings::kallsyms_query_cursor::default())
+    }
+
+    /// The index of the symbol last found.
+    #[cfg(CONFIG_KALLSYMS_QUERY_KUNIT_TEST)]
+    pub(crate) fn pos(&self) -> usize {
+        self.0.pos
     }
 }
 

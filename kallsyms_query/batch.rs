@@ -20,6 +20,7 @@
 use crate::{
     answer::{
         Answer,
+        Cursor,
         Rules, //
     },
     buf_len,
@@ -99,6 +100,14 @@ struct Names {
     prev: Option<(usize, usize)>,
 }
 
+/// What every entry of a call is looked up with.
+struct Lookup<'a> {
+    rules: &'a Rules,
+    ids: &'a mut IdRule,
+    /// Entries in address order reach each vmlinux name from the one before.
+    cursor: Cursor,
+}
+
 /// How an entry ended.
 enum Outcome {
     Answered,
@@ -144,12 +153,17 @@ pub(crate) fn by_addr_batch(
     let mut answers =
         KBox::init::<core::convert::Infallible>(pin_init::zeroed::<[Answer; 2]>(), GFP_KERNEL)?;
     let mut cur = 0;
+    let mut lookup = Lookup {
+        rules,
+        ids,
+        cursor: Cursor::new(),
+    };
     let mut done = 0;
     while done < count {
         let [a0, a1] = &mut *answers;
         let (answer, prev) = if cur == 0 { (a0, &*a1) } else { (a1, &*a0) };
         let entry = entries.start + done * entry_size;
-        match answer_entry(entry, entry_size, answer, prev, &mut names, rules, ids) {
+        match answer_entry(entry, entry_size, answer, prev, &mut names, &mut lookup) {
             Ok(Outcome::Answered) => {
                 if answer.kind != bindings::kallsyms_sym_kind_KALLSYMS_SYM_NONE {
                     cur ^= 1;
@@ -179,8 +193,7 @@ fn answer_entry(
     answer: &mut Answer,
     prev: &Answer,
     names: &mut Names,
-    rules: &Rules,
-    ids: &mut IdRule,
+    lookup: &mut Lookup<'_>,
 ) -> Result<Outcome> {
     let addr = UserSlice::new(UserPtr::from_addr(entry), size_of::<u64>())
         .reader()
@@ -205,7 +218,7 @@ fn answer_entry(
         addr,
         ..Default::default()
     });
-    match kernel_addr(addr).and_then(|addr| answer.lookup(addr, rules)) {
+    match kernel_addr(addr).and_then(|addr| answer.lookup(addr, lookup.rules, &mut lookup.cursor)) {
         Ok(()) => {
             // A profile's addresses often share a function, and its owner: write each string
             // once while they repeat.
@@ -238,7 +251,7 @@ fn answer_entry(
             out.0.owner_off = u32::try_from(owner_off).map_err(|_| E2BIG)?;
             out.0.start = u64::from_safe_cast(answer.start);
             out.0.size = u64::from_safe_cast(answer.size);
-            out.0.prog_id = u64::from(ids.filter(answer.prog_id));
+            out.0.prog_id = u64::from(lookup.ids.filter(answer.prog_id));
             out.0.kind = answer.kind;
             out.0.subprog = answer.subprog;
             UserSlice::new(

@@ -424,7 +424,7 @@ fn by_addr(q: &mut Query, rules: &answer::Rules, ids: &mut IdRule) -> Result {
     }
     let addr = kernel_addr(q.sym_addr)?;
     let mut a = Answer::new();
-    a.lookup(addr, rules)?;
+    a.lookup(addr, rules, &mut answer::Cursor::new())?;
     if buf_len::<usize>(q.sym_name_size) < a.name_len {
         return Err(ENAMETOOLONG);
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! KUnit tests of the conversions of the user's `__u64` fields, the struct versions, and the
-//! batch's checks of its arrays.
+//! KUnit tests of the conversions of the user's `__u64` fields, the struct versions, the
+//! batch's checks of its arrays, and the cursor of its vmlinux lookups.
 //!
 //! The conversions are generic over the integer type they produce, `usize` in the kernel, so a
 //! 64-bit kernel can show what a 32-bit one does: with `u32`, values that do not fit an
@@ -121,5 +121,54 @@ mod cases {
             .checked_mul(PAGE_SIZE)
             .is_some_and(|n| n < usize::MAX / 2));
         assert_eq!(batch::ENTRY_SIZE_VER0, 48);
+    }
+
+    /// A cursor saves walking names and never changes an answer: vmlinux text addresses in
+    /// ascending, descending and scattered order through one cursor get what a fresh cursor
+    /// gets for each.
+    #[test]
+    fn cursor_never_changes_an_answer() -> Result {
+        #[allow(unused_unsafe, reason = "Safe since Rust 1.82.0")]
+        // SAFETY: Only the addresses of the linker's symbols are taken.
+        let (stext, etext) = unsafe {
+            (
+                (&raw const bindings::_stext).addr(),
+                (&raw const bindings::_etext).addr(),
+            )
+        };
+        // Every 1 KiB of text: several addresses in each block of 256 symbols.
+        let step = 1024;
+        let n = (etext - stext) / step;
+        let rules = answer::Rules {
+            bpf_shown: true,
+            skip_going: true,
+        };
+        let mut want = KBox::new(Answer::new(), GFP_KERNEL)?;
+        let mut got = KBox::new(Answer::new(), GFP_KERNEL)?;
+        let mut same_block = 0;
+        for order in 0..3 {
+            let mut cursor = answer::Cursor::new();
+            for k in 0..n {
+                let i = match order {
+                    0 => k,
+                    1 => n - 1 - k,
+                    _ => (k * 7919) % n,
+                };
+                let addr = stext + i * step;
+                let before = cursor.pos();
+                let w = want.lookup(addr, &rules, &mut answer::Cursor::new());
+                assert_eq!(w, got.lookup(addr, &rules, &mut cursor));
+                if w.is_ok() {
+                    assert!(want.name() == got.name());
+                    assert_eq!((want.start, want.size), (got.start, got.size));
+                    if before != 0 && before >> 8 == cursor.pos() >> 8 && before <= cursor.pos() {
+                        same_block += 1;
+                    }
+                }
+            }
+        }
+        // The walk from the cursor ran, not only the one from the markers.
+        assert!(same_block > n / 2);
+        Ok(())
     }
 }

@@ -19,4 +19,23 @@ void kallsyms_query_init(void);
 int kallsyms_query_find_names(const char *name, unsigned int *start, unsigned int *end);
 unsigned long kallsyms_query_name_address(unsigned int i);
 
+/*
+ * Where the last vmlinux name was found, so that the next lookup of an address
+ * after it walks the compressed names from there: @pos is its symbol index,
+ * @off its offset in kallsyms_names. All zeroes is a valid cursor (symbol 0).
+ */
+struct kallsyms_query_cursor {
+	unsigned long pos;
+	unsigned int off;
+};
+
+/*
+ * kallsyms_lookup() of a vmlinux address, updating @cursor: the name's length,
+ * or 0 if @addr is not in vmlinux. @namebuf holds KSYM_NAME_LEN bytes.
+ */
+int kallsyms_query_lookup_vmlinux(unsigned long addr,
+				  struct kallsyms_query_cursor *cursor,
+				  unsigned long *symbolsize,
+				  unsigned long *offset, char *namebuf);
+
 #endif /* _LINUX_KALLSYMS_QUERY_H */

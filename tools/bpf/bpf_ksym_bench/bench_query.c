@@ -118,6 +118,14 @@ static unsigned long long name_hash(const char *s)
 	return h;
 }
 
+/* Orders indexes of addrs[] by address. */
+static int by_addr_idx_cmp(const void *a, const void *b)
+{
+	unsigned long long x = addrs[*(const int *)a], y = addrs[*(const int *)b];
+
+	return x < y ? -1 : x > y;
+}
+
 /* Entries per batch call: small enough to reuse, large enough to amortize the call. */
 #define CHUNK 256
 
@@ -225,26 +233,31 @@ static int client(const char *mode, const char *workload)
 		return 0;
 	}
 	if (!strcmp(mode, "batch")) {
-		int fd = open("/proc/kallsyms", O_RDONLY), n = 0;
+		int fd = open("/proc/kallsyms", O_RDONLY), n = 0, m = 0;
 		static struct kallsyms_query_addr e[CHUNK];
 		static char *names[DISTINCT], asked[DISTINCT];
-		static int idx[CHUNK];
+		static int idx[CHUNK], order[DISTINCT];
 		struct arena ar = {};
 
 		/*
-		 * A profiler's way: each sample's address goes into the next
-		 * batch the first time it is seen (cold_distinct: each address).
+		 * A symbolizer's way (perf script, blazesym, ksym-query's
+		 * Symbolizer): the profile's distinct addresses first, then in
+		 * address order, which the kernel walks its names in.
 		 */
 		for (i = 0; i < SAMPLES; i++) {
 			int a = !strcmp(workload, "cold_distinct") ? i : stream[i];
 
 			if (a >= DISTINCT)
 				break;
-			if (asked[a])
-				continue;
-			asked[a] = 1;
-			e[n].addr = addrs[a];
-			idx[n++] = a;
+			if (!asked[a]) {
+				asked[a] = 1;
+				order[m++] = a;
+			}
+		}
+		qsort(order, m, sizeof(*order), by_addr_idx_cmp);
+		for (i = 0; i < m; i++) {
+			e[n].addr = addrs[order[i]];
+			idx[n++] = order[i];
 			if (n == CHUNK) {
 				if (batch_flush(fd, e, idx, n, names, &ar))
 					return 1;
