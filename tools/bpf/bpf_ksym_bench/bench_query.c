@@ -238,6 +238,7 @@ static int client(const char *mode, const char *workload)
 		static char *names[DISTINCT], asked[DISTINCT];
 		static int idx[CHUNK], order[DISTINCT];
 		struct arena ar = {};
+		int once = !strcmp(workload, "cold_distinct");
 
 		/*
 		 * A symbolizer's way (perf script, blazesym, ksym-query's
@@ -245,7 +246,7 @@ static int client(const char *mode, const char *workload)
 		 * address order, which the kernel walks its names in.
 		 */
 		for (i = 0; i < SAMPLES; i++) {
-			int a = !strcmp(workload, "cold_distinct") ? i : stream[i];
+			int a = once ? i : stream[i];
 
 			if (a >= DISTINCT)
 				break;
@@ -269,7 +270,7 @@ static int client(const char *mode, const char *workload)
 		for (i = 0; i < DISTINCT; i++)
 			if (asked[i] && (!names[i] || name_hash(names[i]) != want_hash[i]))
 				return 1;
-		if (!strcmp(workload, "cold_distinct"))
+		if (once)
 			return 0;
 		for (i = 0; i < SAMPLES; i++)
 			sink += names[stream[i]][0];
