@@ -108,12 +108,15 @@ impl Answer {
     /// Fills `self` with the symbol that covers `addr`, as `%pS` finds it; `ENOENT` if none does
     /// or the query must not say (see [`Rules`]). `prog_id` is the program's id whoever asks: the
     /// caller hides it from those who may not see it. `cursor` makes the next lookup of a vmlinux
-    /// address after this one cheaper (see [`Cursor`]); any cursor gives the same answer.
+    /// address after this one cheaper (see [`Cursor`]); any [`Cursor`] that keeps its
+    /// invariants gives the same answer.
     pub(crate) fn lookup(&mut self, addr: usize, rules: &Rules, cursor: &mut Cursor) -> Result {
         self.clear();
         let (mut size, mut offset) = (0, 0);
         // vmlinux first, the commonest answer: BPF images are never in the kernel image.
-        // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
+        // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid; the cursor's
+        // offset is where its symbol's name starts (type invariant), so the walk from it stays
+        // inside the names.
         let len = unsafe {
             bindings::kallsyms_query_lookup_vmlinux(
                 addr,
@@ -269,18 +272,38 @@ unsafe fn bpf_ksym_at(addr: usize) -> *const bindings::bpf_ksym {
 /// after it in the same block of 256 symbols walks the compressed names from there instead of from
 /// the block's marker. A batch in address order thus reads each name once, the walk a single
 /// query does (up to 255 names) shrinking to the names between two entries.
+///
+/// # Invariants
+///
+/// `self.0.off` is where the name of symbol `self.0.pos` starts in `kallsyms_names`: all zeroes
+/// (symbol 0, whose name starts at `kallsyms_markers[0] == 0`), or as a lookup left it.
 pub(crate) struct Cursor(bindings::kallsyms_query_cursor);
 
 impl Cursor {
     /// A cursor at symbol 0, which a lookup of any address may start from.
     pub(crate) fn new() -> Self {
+        // INVARIANT: Symbol 0's name starts at offset 0.
         Self(bindings::kallsyms_query_cursor::default())
     }
 
-    /// The index of the symbol last found.
+    /// The cursor's symbol index and name offset.
     #[cfg(CONFIG_KALLSYMS_QUERY_KUNIT_TEST)]
-    pub(crate) fn pos(&self) -> usize {
-        self.0.pos
+    pub(crate) fn parts(&self) -> (usize, u32) {
+        (self.0.pos, self.0.off)
+    }
+
+    /// A cursor that claims symbol `pos` has its name at `off`, for a test that the cursor is
+    /// read: with the wrong offset, the names it walks to are the wrong ones.
+    ///
+    /// # Safety
+    ///
+    /// `off` is where the name of a symbol at or after `pos` starts, at least 256 symbols before
+    /// the last one: walking up to 255 names from it (the most a lookup walks from a cursor)
+    /// stays inside `kallsyms_names`.
+    #[cfg(CONFIG_KALLSYMS_QUERY_KUNIT_TEST)]
+    pub(crate) unsafe fn from_parts(pos: usize, off: u32) -> Self {
+        // INVARIANT: Not kept, on purpose; the safety requirements keep the walk in bounds.
+        Self(bindings::kallsyms_query_cursor { pos, off })
     }
 }
 

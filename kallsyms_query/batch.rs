@@ -5,8 +5,9 @@
 //! C header: [`include/uapi/linux/fs.h`](srctree/include/uapi/linux/fs.h)
 //!
 //! What one call costs the kernel is bounded whatever the caller asks: at most
-//! `KALLSYMS_QUERY_BATCH_MAX` entries, each one lookup (`O(log n)` under RCU, as a single
-//! `BY_ADDR`) and at most four user accesses: reads of its address and of the rest of the entry
+//! `KALLSYMS_QUERY_BATCH_MAX` entries, each one lookup as a single `BY_ADDR` (for vmlinux a
+//! binary search and a walk over at most 255 compressed names; else `O(log n)` under RCU) and at
+//! most four user accesses: reads of its address and of the rest of the entry
 //! (`KALLSYMS_QUERY_ADDR_SIZE_MAX` bytes at most), and writes of its name and owner (576 bytes at
 //! most) and of its answer fields, with a `cond_resched()` between entries. Its memory is two
 //! answers (about 1.2 KiB, allocated once) whatever the batch size: each entry is read, answered

@@ -123,9 +123,27 @@ mod cases {
         assert_eq!(batch::ENTRY_SIZE_VER0, 48);
     }
 
+    /// The name `kallsyms_lookup()` gives for `addr`, the walk from the block's marker that the
+    /// cursor saves; `None` if `addr` is not a vmlinux symbol.
+    fn reference(addr: usize, buf: &mut [u8; NAME_LEN]) -> Option<(usize, usize)> {
+        let (mut size, mut offset) = (0, 0);
+        let mut modname = core::ptr::null_mut();
+        // SAFETY: `buf` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
+        let name = unsafe {
+            bindings::kallsyms_lookup(addr, &mut size, &mut offset, &mut modname, buf.as_mut_ptr())
+        };
+        (!name.is_null() && modname.is_null()).then_some((addr - offset, size))
+    }
+
+    /// `answer`'s name is `buf`'s.
+    fn same_name(answer: &Answer, buf: &[u8; NAME_LEN]) -> bool {
+        core::ffi::CStr::from_bytes_until_nul(buf)
+            .is_ok_and(|want| want.to_bytes_with_nul() == answer.name())
+    }
+
     /// A cursor saves walking names and never changes an answer: vmlinux text addresses in
-    /// ascending, descending and scattered order through one cursor get what a fresh cursor
-    /// gets for each.
+    /// ascending, descending and scattered order through one cursor get what
+    /// `kallsyms_lookup()` gives for each.
     #[test]
     fn cursor_never_changes_an_answer() -> Result {
         #[allow(unused_unsafe, reason = "Safe since Rust 1.82.0")]
@@ -139,36 +157,84 @@ mod cases {
         // Every 1 KiB of text: several addresses in each block of 256 symbols.
         let step = 1024;
         let n = (etext - stext) / step;
+        // A stride prime to `n`: a permutation of the addresses.
+        let stride = (7919..).find(|s| gcd(*s, n) == 1).unwrap_or(1);
         let rules = answer::Rules {
             bpf_shown: true,
             skip_going: true,
         };
-        let mut want = KBox::new(Answer::new(), GFP_KERNEL)?;
+        let mut want = KBox::new([0u8; NAME_LEN], GFP_KERNEL)?;
         let mut got = KBox::new(Answer::new(), GFP_KERNEL)?;
-        let mut same_block = 0;
+        let mut found = 0;
         for order in 0..3 {
             let mut cursor = answer::Cursor::new();
             for k in 0..n {
                 let i = match order {
                     0 => k,
                     1 => n - 1 - k,
-                    _ => (k * 7919) % n,
+                    _ => (k * stride) % n,
                 };
                 let addr = stext + i * step;
-                let before = cursor.pos();
-                let w = want.lookup(addr, &rules, &mut answer::Cursor::new());
-                assert_eq!(w, got.lookup(addr, &rules, &mut cursor));
-                if w.is_ok() {
-                    assert!(want.name() == got.name());
-                    assert_eq!((want.start, want.size), (got.start, got.size));
-                    if before != 0 && before >> 8 == cursor.pos() >> 8 && before <= cursor.pos() {
-                        same_block += 1;
-                    }
+                let w = reference(addr, &mut want);
+                let g = got.lookup(addr, &rules, &mut cursor);
+                assert_eq!(w.is_some(), g.is_ok());
+                if let Some(extent) = w {
+                    assert!(same_name(&got, &want));
+                    assert_eq!(extent, (got.start, got.size));
+                    found += 1;
                 }
             }
         }
-        // The walk from the cursor ran, not only the one from the markers.
-        assert!(same_block > n / 2);
+        assert!(found > n);
         Ok(())
+    }
+
+    /// The lookup reads the cursor: one whose offset is that of a later name than it claims
+    /// (still in bounds) walks to the wrong name. Without this, a lookup that ignored the cursor
+    /// would pass the test above.
+    #[test]
+    fn lookup_walks_from_the_cursor() -> Result {
+        #[allow(unused_unsafe, reason = "Safe since Rust 1.82.0")]
+        // SAFETY: Only the address of the linker's symbol is taken.
+        let stext = unsafe { (&raw const bindings::_stext).addr() };
+        let rules = answer::Rules {
+            bpf_shown: true,
+            skip_going: true,
+        };
+        let mut a = KBox::new(Answer::new(), GFP_KERNEL)?;
+        let mut b = KBox::new(Answer::new(), GFP_KERNEL)?;
+        // Three symbols in a row from the start of the text, the first two in one block.
+        let mut addr = stext;
+        for _ in 0..1024 {
+            let mut at_a = answer::Cursor::new();
+            a.lookup(addr, &rules, &mut at_a)?;
+            let next = a.start + a.size;
+            let mut at_b = answer::Cursor::new();
+            b.lookup(next, &rules, &mut at_b)?;
+            let ((pa, _), (pb, off_b)) = (at_a.parts(), at_b.parts());
+            if pb <= pa || pa >> 8 != pb >> 8 {
+                addr = next.max(addr + 1);
+                continue;
+            }
+            // SAFETY: `off_b` is where symbol `pb >= pa`'s name starts, near the start of the
+            // text, far more than 256 symbols before the last one.
+            let mut forged = unsafe { answer::Cursor::from_parts(pa, off_b) };
+            let mut c = KBox::new(Answer::new(), GFP_KERNEL)?;
+            c.lookup(next, &rules, &mut forged)?;
+            // Walking `pb - pa` names from `pb`'s lands on a later one.
+            assert!(c.name() != b.name());
+            return Ok(());
+        }
+        // Text without two symbols in one block in its first 1,024: the test found nothing.
+        Err(ENOENT)
+    }
+}
+
+/// The greatest common divisor.
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
     }
 }

@@ -30,8 +30,9 @@ struct kallsyms_query_cursor {
 };
 
 /*
- * kallsyms_lookup() of a vmlinux address, updating @cursor: the name's length,
- * or 0 if @addr is not in vmlinux. @namebuf holds KSYM_NAME_LEN bytes.
+ * kallsyms_lookup() of a vmlinux address, updating @cursor (all zeroes, or as
+ * a previous call left it: its offset is trusted): the name's length, or 0 if
+ * @addr is not in vmlinux. @namebuf holds KSYM_NAME_LEN bytes.
  */
 int kallsyms_query_lookup_vmlinux(unsigned long addr,
 				  struct kallsyms_query_cursor *cursor,

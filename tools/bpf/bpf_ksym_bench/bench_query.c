@@ -5,7 +5,7 @@
  *         blazesym do), then look up;
  *  ioctl: ask KALLSYMS_QUERY, caching per distinct address (as Perfetto does);
  *  batch: collect the distinct addresses first, then one
- *         KALLSYMS_QUERY_BY_ADDR_BATCH call per 4096 of them;
+ *         KALLSYMS_QUERY_BY_ADDR_BATCH call per 256 of them, in address order;
  *  scan:  the program id of a JIT address as blazesym finds it without
  *         caching: BPF_PROG_GET_NEXT_ID, BPF_PROG_GET_FD_BY_ID and
  *         BPF_OBJ_GET_INFO_BY_FD over every program until one holds it.
@@ -135,6 +135,20 @@ struct arena {
 	size_t size, used;
 };
 
+/* A copy of @s in @ar, as the ioctl client keeps its names (as the batch client's). */
+static char *arena_copy(struct arena *ar, const char *s)
+{
+	size_t len = strlen(s) + 1;
+
+	if (ar->size - ar->used < len) {
+		ar->size = 1 << 16;
+		ar->block = malloc(ar->size);
+		ar->used = 0;
+	}
+	ar->used += len;
+	return memcpy(ar->block + ar->used - len, s, len);
+}
+
 /*
  * Answer the @n entries of @e (addresses set) with KALLSYMS_QUERY_BY_ADDR_BATCH:
  * @out[@idx[i]] points to entry i's name (NULL if no symbol). 0 or -1.
@@ -241,9 +255,9 @@ static int client(const char *mode, const char *workload)
 		int once = !strcmp(workload, "cold_distinct");
 
 		/*
-		 * A symbolizer's way (perf script, blazesym, ksym-query's
-		 * Symbolizer): the profile's distinct addresses first, then in
-		 * address order, which the kernel walks its names in.
+		 * A batch symbolizer's way (blazesym, ksym-query's Symbolizer):
+		 * the profile's distinct addresses first, then in address
+		 * order, which the kernel walks its names in.
 		 */
 		for (i = 0; i < SAMPLES; i++) {
 			int a = once ? i : stream[i];
@@ -296,6 +310,7 @@ static int client(const char *mode, const char *workload)
 	} else {
 		int fd = open("/proc/kallsyms", O_RDONLY);
 		char **cache = calloc(DISTINCT, sizeof(*cache));
+		struct arena ar = {};
 
 		if (!strcmp(workload, "by_name_cold")) {
 			struct kallsyms_query q = {
@@ -313,7 +328,7 @@ static int client(const char *mode, const char *workload)
 				if (!ioctl_lookup(fd, addrs[i], buf) ||
 				    name_hash(buf) != want_hash[i])
 					return 1;
-				cache[i] = strdup(buf);
+				cache[i] = arena_copy(&ar, buf);
 			}
 			return 0;
 		}
@@ -324,7 +339,7 @@ static int client(const char *mode, const char *workload)
 				if (!ioctl_lookup(fd, addrs[a], buf) ||
 				    name_hash(buf) != want_hash[a])
 					return 1;
-				cache[a] = strdup(buf);
+				cache[a] = arena_copy(&ar, buf);
 			}
 			sink += cache[a][0];
 		}
