@@ -13,6 +13,7 @@ on any registry, or the registries that ran disagree on a result. With --summary
 failed tests and disagreements are listed but do not change the exit status.
 """
 import argparse
+import fnmatch
 import os
 import re
 import sys
@@ -58,6 +59,21 @@ def scan(path):
     return results, problems, rc
 
 
+ALLOWLIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'upstream', 'ALLOWLIST')
+
+
+def allow_patterns(path=ALLOWLIST):
+    """The test-name globs of test_progs' allow list (one per line, '#' comments)."""
+    with open(path) as f:
+        return [line.split('#')[0].strip() for line in f if line.split('#')[0].strip()]
+
+
+def unmatched(patterns, results):
+    """Allow-list entries no result names: test_progs drops such an entry without a word."""
+    tests = {n.split('/')[0].split(' (#')[0] for n in results}
+    return [p for p in patterns if not fnmatch.filter(tests, p.split('/')[0])]
+
+
 def per_test_table(runs):
     """One Markdown row per test: its result and its subtests' counts on each registry."""
     tests = sorted({n.split('/')[0] for results in runs.values() for n in results})
@@ -79,6 +95,8 @@ def per_test_table(runs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--table', help='write the per-test Markdown table here')
+    ap.add_argument('--allowlist', default=ALLOWLIST,
+                    help='the allow list the logs were run with (default: %(default)s)')
     ap.add_argument('--summary', action='store_true',
                     help='list failed tests without failing (the whole suite)')
     ap.add_argument('logs', nargs='+', metavar='FLAVOUR=LOG')
@@ -92,6 +110,10 @@ def main():
         results, problems, rc = scan(path)
         if rc not in (None, '0') and not args.summary:
             problems.append('test_progs exited with status %s' % rc)
+        if not args.summary and results:
+            for p in unmatched(allow_patterns(args.allowlist), results):
+                problems.append('allow-list entry %r matched no test: misspelt, or not in '
+                                'this test_progs' % p)
         runs[flavour] = results
         for p in problems:
             print('%s: PROBLEM %s' % (flavour, p))

@@ -17,6 +17,8 @@ import upstream  # noqa: E402
 from logedit import replace_first  # noqa: E402
 
 RUST, C = 'rust-upstream', 'c-upstream'
+# scripts/upstream/ALLOWLIST as it was when the logs were recorded.
+RECORDED_ALLOWLIST = os.path.join(HERE, 'logs', 'ALLOWLIST-recorded')
 
 
 def recorded(flavour):
@@ -25,9 +27,10 @@ def recorded(flavour):
         return f.read().splitlines(True)
 
 
-def run(tmp_path, monkeypatch, capsys, logs, table=False, summary=False):
+def run(tmp_path, monkeypatch, capsys, logs, table=False, summary=False,
+        allowlist=RECORDED_ALLOWLIST):
     """Run upstream.main() on {flavour: lines}; return (exit status, output, table)."""
-    argv = ['upstream.py'] + (['--summary'] if summary else [])
+    argv = ['upstream.py', '--allowlist', allowlist] + (['--summary'] if summary else [])
     if table:
         argv += ['--table', str(tmp_path / 'table.md')]
     for flavour, lines in logs.items():
@@ -67,6 +70,15 @@ def test_recorded_runs_agree_and_count_every_test_and_subtest(logs, tmp_path, mo
     tests = {n.split('/')[0] for n in results}
     assert '| bpf_iter | OK (39/39 subtests OK) | OK (39/39 subtests OK) |' in md
     assert md.count('\n') == len(tests) + 2 + 1 + len(results) + 2
+
+
+def test_an_allow_list_entry_that_matched_nothing_fails(logs, tmp_path, monkeypatch, capsys):
+    # test_progs -a drops a misspelt name without a word: bpf_qdisc was one.
+    allow = tmp_path / 'ALLOWLIST'
+    allow.write_text(open(RECORDED_ALLOWLIST).read() + 'bpf_qdisc\n')
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs, allowlist=str(allow))
+    assert rc == 1
+    assert "allow-list entry 'bpf_qdisc' matched no test" in out
 
 
 def test_a_subtest_failing_on_one_registry_is_a_disagreement(logs, tmp_path, monkeypatch, capsys):
