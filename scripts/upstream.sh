@@ -16,7 +16,7 @@ out=$BUILD/initramfs-$FLAVOR.cpio.gz
 # JIT-dump tests use it, and libLLVM would not fit the initramfs), no man pages.
 kmods=(bpf_testmod.ko bpf_test_no_cfi.ko bpf_test_modorder_x.ko bpf_test_modorder_y.ko
 	bpf_test_rqspinlock.ko)
-step "building upstream test_progs and bpf_testmod (first build ~30 min; log $log)"
+step "building upstream test_progs and bpf_testmod (first build ~7 min; log $log)"
 mkdir -p "$obj"
 bmake() {
 	make -C "$bpf" O="$KOUT" OUTPUT="$obj" LLVM=-"$LLVM_VER" SKIP_LLVM=1 SKIP_DOCS=1 \
@@ -26,12 +26,23 @@ bmake() {
 # Makefile writes the certificate test_progs trusts into the source tree,
 # which the flavours share: kept from the other flavour's build, the signed
 # skeletons' loads fail with ENOKEY (fentry_test, fexit_test, fentry_fexit).
-rm -f "$bpf/verification_cert.h"
-bmake "$obj/test_progs" "${kmods[@]/#/$obj/}" >"$log" 2>&1 ||
+# The same holds for the modules (built in the source tree, as kselftest does:
+# a failed build of the other flavour leaves its .ko files, which make would
+# keep) and libarena's objects (built there against the other flavour's
+# vmlinux.h): each build starts without them and leaves build/src as the
+# series makes it, also when it fails.
+clean_tree() {
+	rm -f "$bpf/verification_cert.h"
+	make -s -C "$bpf/test_kmods" O="$KOUT" LLVM=-"$LLVM_VER" clean >>"$log" 2>&1 || true
+	[ ! -d "$bpf/libarena" ] || make -s -C "$bpf/libarena" clean >>"$log" 2>&1 || true
+}
+: >"$log"
+clean_tree
+trap clean_tree EXIT
+bmake "$obj/test_progs" "${kmods[@]/#/$obj/}" >>"$log" 2>&1 ||
 	die "building test_progs failed; see $log"
-# The modules are built in the source tree, as kselftest does: leave build/src
-# as the series makes it.
-make -s -C "$bpf/test_kmods" O="$KOUT" LLVM=-"$LLVM_VER" clean >>"$log" 2>&1
+clean_tree
+trap - EXIT
 
 step "building the test_progs initramfs"
 root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
