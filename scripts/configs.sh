@@ -17,21 +17,25 @@ declare -A CHANGE=(
 	[no-bpf-jit]='# CONFIG_BPF_JIT is not set'
 	[no-kallsyms-all]='# CONFIG_KALLSYMS_ALL is not set'
 	[no-kunit]='# CONFIG_KUNIT is not set'
+	[no-iter-sections]=$'# CONFIG_KPROBES is not set\n# CONFIG_FTRACE is not set\n# CONFIG_DEBUG_FS is not set\n# CONFIG_KALLSYMS_QUERY is not set'
 	[no-rust]='# CONFIG_RUST is not set'
 	[no-initrd]='# CONFIG_BLK_DEV_INITRD is not set'
 	[cfi]=$'CONFIG_CFI=y\nCONFIG_CFI_ICALL_NORMALIZE_INTEGERS=y\n# CONFIG_X86_KERNEL_IBT is not set'
 )
-ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-rust no-initrd cfi)
+ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-iter-sections no-rust
+	no-initrd cfi)
 # What each entry must have, or the line would claim a build of code that was
 # configured out (e.g. RUST dropped because rustc cannot do kCFI).
 both='RUST=y BPF_KSYM_RUST=y KALLSYMS_QUERY=y'
 declare -A REQUIRE=(
-	[ours]="$both BPF_KSYM_KUNIT_TEST=y KALLSYMS_QUERY_KUNIT_TEST=y RUST_KERNEL_DOCTESTS=y"
+	[ours]="$both BPF_KSYM_KUNIT_TEST=y KALLSYMS_QUERY_KUNIT_TEST=y RUST_KERNEL_DOCTESTS=y
+		KALLSYMS_ITER_KUNIT_TEST=y KALLSYMS_ITER_C_REFERENCE=y"
 	[no-bpf-syscall]="$both"
 	[no-modules]="$both"
 	[no-bpf-jit]='RUST=y BPF_KSYM_RUST=n KALLSYMS_QUERY=y'
 	[no-kallsyms-all]="$both"
 	[no-kunit]="$both BPF_KSYM_KUNIT_TEST=n"
+	[no-iter-sections]='RUST=y BPF_KSYM_RUST=y KALLSYMS_QUERY=n KALLSYMS_ITER_C_REFERENCE=n'
 	[no-rust]='BPF_KSYM_RUST=n KALLSYMS_QUERY=n BPF_JIT=y'
 	[no-initrd]="$both BPF_KSYM_BENCH=y"
 	[cfi]="$both CFI=y"
@@ -42,7 +46,8 @@ for n in "${names[@]}"; do
 done
 
 # What each line reports: the options of this work, as olddefconfig left them.
-OURS=(BPF_KSYM_RUST BPF_KSYM_KUNIT_TEST KALLSYMS_QUERY KALLSYMS_QUERY_KUNIT_TEST RUST_KERNEL_DOCTESTS)
+OURS=(BPF_KSYM_RUST BPF_KSYM_KUNIT_TEST KALLSYMS_QUERY KALLSYMS_QUERY_KUNIT_TEST RUST_KERNEL_DOCTESTS
+	KALLSYMS_ITER_C KALLSYMS_ITER_C_REFERENCE KALLSYMS_ITER_KUNIT_TEST)
 value() { grep -E "^CONFIG_$1=" "$2" | cut -d= -f2- || echo n; }
 
 results=()
@@ -54,6 +59,7 @@ for n in "${names[@]}"; do
 	printf '%s\n' "${CHANGE[$n]}" >"$change"
 	{
 		printf 'CONFIG_BPF_KSYM_RUST=y\nCONFIG_BPF_KSYM_KUNIT_TEST=y\n'
+		printf 'CONFIG_KALLSYMS_ITER_KUNIT_TEST=y\nCONFIG_KALLSYMS_ITER_C_REFERENCE=y\n'
 		printf '# CONFIG_DEBUG_INFO_DWARF5 is not set\nCONFIG_DEBUG_INFO_NONE=y\n'
 		cat "$change"
 	} >"$frag"

@@ -17,7 +17,7 @@ fi
 variant=$(mktemp)
 trap 'rm -f "$variant"' EXIT
 if [ "$BPF_KSYM" = rust ]; then
-	printf 'CONFIG_BPF_KSYM_RUST=y\nCONFIG_BPF_KSYM_KUNIT_TEST=y\n' >"$variant"
+	printf 'CONFIG_BPF_KSYM_RUST=y\nCONFIG_BPF_KSYM_KUNIT_TEST=y\nCONFIG_KALLSYMS_ITER_KUNIT_TEST=y\nCONFIG_KALLSYMS_ITER_C_REFERENCE=y\n' >"$variant"
 else
 	printf '# CONFIG_BPF_KSYM_RUST is not set\n' >"$variant"
 fi

@@ -38,7 +38,7 @@ shell() { shellcheck "$ROOT"/scripts/*.sh "$ROOT"/scripts/guest/* "$ROOT/.ci/run
 rust_format() {
 	local files=() f
 	# Ours, as the tree holds them, and the upstream files our patches change.
-	mapfile -t files < <(cd "$ROOT" && find bpf_ksym kallsyms_query rust -name '*.rs'
+	mapfile -t files < <(cd "$ROOT" && find bpf_ksym kallsyms_query kallsyms_iter rust -name '*.rs'
 		sed -n 's|^+++ b/\(.*\.rs\)$|\1|p' "$ROOT"/patches/*.patch)
 	for f in $(printf '%s\n' "${files[@]}" | sort -u); do
 		rustfmt --check --edition 2021 --config-path "$SRC/.rustfmt.toml" "$SRC/$f" || return 1

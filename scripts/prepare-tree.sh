@@ -7,7 +7,7 @@ set -euo pipefail
 
 PRISTINE=$CACHE/linux-$KVER
 SRC=$BUILD/src
-OVERLAY_DIRS=(bpf_ksym kallsyms_query include rust samples Documentation tools)
+OVERLAY_DIRS=(bpf_ksym kallsyms_query kallsyms_iter include rust samples Documentation tools)
 [ -f "$PRISTINE/.complete" ] || die "no kernel source at $PRISTINE: run scripts/fetch-source.sh"
 
 # Which pristine tree $SRC was copied from: a new download (another KVER, a

@@ -82,7 +82,7 @@ done
 
 # Everything make build puts in the tree, in exactly one patch.
 want=$( (sed -e '/^#/d' -e '/^$/d' -e 's|^|patches/|' "$ROOT/patches/series"
-	overlay_files bpf_ksym kallsyms_query include rust samples Documentation tools) | sort)
+	overlay_files bpf_ksym kallsyms_query kallsyms_iter include rust samples Documentation tools) | sort)
 have=$(sort "$covered")
 [ "$(printf '%s\n' "$have" | uniq -d)" = "" ] ||
 	die "in two patches of scripts/series: $(printf '%s\n' "$have" | uniq -d | tr '\n' ' ')"
