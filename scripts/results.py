@@ -45,6 +45,13 @@ EXPECTED_SKIPS['c'] = EXPECTED_SKIPS['rust'] | {
     'global.listing_during_churn_has_no_duplicate_and_misses_no_live_symbol',
     # The bpf_ksym KUnit suite is the Rust registry's.
     'global.kunit_suite_passes_again_while_kallsyms_is_read',
+} | {
+    # kallsyms_iter_test compares the Rust iterator with mainline's: the C
+    # registry's kernel has only mainline's.
+    'scene.' + case for case in (
+        'every_line_as_mainline_prints_it', 'short_reads_give_the_same_text',
+        'lseek_gives_the_same_text', 'reading_again_after_lseek_gives_the_same_text',
+        'hidden_addresses_are_zeroes_in_both', 'the_openers_privilege_decides')
 }
 
 
@@ -208,7 +215,7 @@ def scan(path, variant, corpus=None):
     # Suites every test kernel runs, and those only the Rust registry has.
     wanted = ['rust_doctests_kernel', 'rust_rbtree_latch', 'kallsyms_query']
     if variant and variant.startswith('rust'):
-        wanted.append('bpf_ksym')
+        wanted += ['bpf_ksym', 'kallsyms_iter']
     for want in wanted:
         if count_kunit and want not in suites:
             problems.append('the %s KUnit suite did not run' % want)
