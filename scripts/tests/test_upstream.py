@@ -81,6 +81,21 @@ def test_an_allow_list_entry_that_matched_nothing_fails(logs, tmp_path, monkeypa
     assert "allow-list entry 'bpf_qdisc' matched no test" in out
 
 
+def test_an_unexpected_skip_fails(logs, tmp_path, monkeypatch, capsys):
+    for f in (RUST, C):
+        logs[f] = replace_first(logs[f], 'bpf_iter/ksym:OK', 'bpf_iter/ksym:SKIP')
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'bpf_iter/ksym skipped: not an expected skip' in out
+
+
+def test_a_missing_test_module_fails(logs, tmp_path, monkeypatch, capsys):
+    logs[RUST].insert(5, 'WARNING! Selftests relying on bpf_testmod.ko will be skipped.\n')
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'bpf_testmod.ko did not load' in out
+
+
 def test_a_subtest_failing_on_one_registry_is_a_disagreement(logs, tmp_path, monkeypatch, capsys):
     logs[C] = replace_first(logs[C], 'bpf_iter/ksym:OK', 'bpf_iter/ksym:FAIL')
     rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
