@@ -32,21 +32,27 @@ use kernel::{
 ///
 /// `m` is a valid `seq_file` of `iter/ksym` in one of its callbacks.
 unsafe fn run_prog(m: *mut bindings::seq_file, in_stop: bool) -> c_int {
-    let mut meta = bindings::bpf_iter_meta::default();
-    meta.__bindgen_anon_1.seq = m;
+    // Built in place: a struct per symbol, so no out-of-line `Default` that zeroes it first.
+    let mut meta = bindings::bpf_iter_meta {
+        __bindgen_anon_1: bindings::bpf_iter_meta__bindgen_ty_1 { seq: m },
+        session_id: 0,
+        seq_num: 0,
+    };
     // SAFETY: `meta` names a valid `seq_file` of a BPF iterator, per the safety requirements.
     let prog = unsafe { bindings::bpf_iter_get_info(&mut meta, in_stop) };
     if prog.is_null() {
         return 0;
     }
-    let mut ctx = bindings::bpf_iter__ksym::default();
-    ctx.__bindgen_anon_1.meta = &mut meta;
     // At the end the iterator holds no symbol, only what the last lookup left.
-    ctx.__bindgen_anon_2.ksym = if in_stop {
+    let ksym = if in_stop {
         core::ptr::null_mut()
     } else {
         // SAFETY: Per the safety requirements.
         unsafe { iter(m) }
+    };
+    let mut ctx = bindings::bpf_iter__ksym {
+        __bindgen_anon_1: bindings::bpf_iter__ksym__bindgen_ty_1 { meta: &mut meta },
+        __bindgen_anon_2: bindings::bpf_iter__ksym__bindgen_ty_2 { ksym },
     };
     // SAFETY: `prog` is the iterator's program, `ctx` its context type, both valid for the call.
     unsafe { bindings::bpf_iter_run_prog(prog, core::ptr::from_mut(&mut ctx).cast()) }

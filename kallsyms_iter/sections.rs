@@ -22,6 +22,7 @@ const BPF_OWNER: &[u8] = b"bpf\0";
 /// `iter` was reset (zeroed, then `kallsyms_iter_reset()`, or `reset_iter()` in C) and changed
 /// since only by this function: its name offset and BPF cursor are the ones the C shims and the
 /// registry last wrote, which they dereference.
+#[inline]
 pub(crate) unsafe fn update(iter: &mut Iter, pos: bindings::loff_t) -> bool {
     // SAFETY: `iter` is exclusive, and its core-section state is C's own, per the safety
     // requirements.
