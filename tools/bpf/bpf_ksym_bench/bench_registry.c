@@ -5,6 +5,10 @@
  *
  *   BENCH workload=<w> n=<N> value=<v> unit=<u> ops=<k>
  *
+ * kallsyms_read_core  full read of /proc/kallsyms before any program is loaded
+ *                     (N = 0, printed once, first), ms
+ * iter_ksym_read_core the same walk through iter/ksym with upstream's program
+ *                     (bpf_iter_ksym.bpf.o of the kselftests), N = 0, ms
  * kallsyms_read       full read of /proc/kallsyms (median of several), ms
  * query_by_addr_bpf   KALLSYMS_QUERY BY_ADDR inside a random resident program, us
  * query_by_addr_core  KALLSYMS_QUERY BY_ADDR on a core kernel function, us
@@ -25,6 +29,8 @@
 #define QUERIES		10000
 #define LOAD_PAIRS	300
 #define CORE_SAMPLE	2048
+/* Upstream's iter/ksym program, as the kselftests install it in the guest. */
+#define ITER_OBJ	"/kselftest/bpf_ksym/bpf_iter_ksym.bpf.o"
 
 struct prog {
 	unsigned long long addr;
@@ -92,7 +98,7 @@ static int cmp_double(const void *a, const void *b)
  * A read may end inside a line: the last 5 bytes of each are kept in front of
  * the next, so a "[bpf]\n" across two reads is counted once.
  */
-static double read_all(long *bpf_lines)
+static double read_all(long *bpf_lines, long *lines)
 {
 	static char buf[5 + (1 << 16)];
 	int fd = open("/proc/kallsyms", O_RDONLY);
@@ -101,29 +107,108 @@ static double read_all(long *bpf_lines)
 
 	if (fd < 0)
 		wrong("kallsyms_read", 0, "open /proc/kallsyms: %s", strerror(errno));
-	*bpf_lines = 0;
+	*bpf_lines = *lines = 0;
 	memset(buf, 0, 5);
 	while ((r = read(fd, buf + 5, sizeof(buf) - 5)) > 0) {
 		for (i = 5; i < 5 + r; i++)
-			if (buf[i] == '\n' && !memcmp(buf + i - 5, "[bpf]", 5))
-				(*bpf_lines)++;
+			if (buf[i] == '\n') {
+				(*lines)++;
+				*bpf_lines += !memcmp(buf + i - 5, "[bpf]", 5);
+			}
 		memmove(buf, buf + r, 5);
 	}
 	close(fd);
 	return (now_us() - t0) / 1e3;
 }
 
+/*
+ * The core kernel's lines alone, the cost every profiler's start pays: no BPF
+ * program is loaded yet. Also prints the lines read, for a cost per line.
+ */
+static long bench_read_core(void)
+{
+	long bpf_lines, lines;
+	double ms[5];
+	int i;
+
+	read_all(&bpf_lines, &lines);	/* warm up */
+	for (i = 0; i < 5; i++) {
+		ms[i] = read_all(&bpf_lines, &lines);
+		if (bpf_lines || lines < 10000)
+			wrong("kallsyms_read_core", 0, "%ld lines, %ld of them [bpf]", lines,
+			      bpf_lines);
+	}
+	qsort(ms, 5, sizeof(ms[0]), cmp_double);
+	printf("BENCH lines workload=kallsyms_read_core n=0 lines=%ld\n", lines);
+	figure("kallsyms_read_core", 0, ms[2], "ms", 5);
+	return lines;
+}
+
+/* One read of a new iter/ksym file of @link; returns ms, counts lines. */
+static double read_iter(struct bpf_link *link, long *lines)
+{
+	static char buf[1 << 16];
+	double t0 = now_us();
+	int fd = bpf_iter_create(bpf_link__fd(link));
+	ssize_t r, i;
+
+	if (fd < 0)
+		wrong("iter_ksym_read_core", 0, "bpf_iter_create: %s", strerror(errno));
+	*lines = 0;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < r; i++)
+			*lines += buf[i] == '\n';
+	if (r < 0)
+		wrong("iter_ksym_read_core", 0, "read: %s", strerror(errno));
+	close(fd);
+	return (now_us() - t0) / 1e3;
+}
+
+/*
+ * The core kernel's symbols through iter/ksym, as a BPF tool dumps them. The
+ * program's own symbol is the one BPF line; it prints a header line too, so
+ * it gives @kallsyms_lines + 2 lines when it sees every symbol.
+ */
+static void bench_iter_core(long kallsyms_lines)
+{
+	struct bpf_object *obj = bpf_object__open_file(ITER_OBJ, NULL);
+	struct bpf_program *prog;
+	struct bpf_link *link;
+	double ms[5];
+	long lines;
+	int i;
+
+	if (!obj || bpf_object__load(obj))
+		wrong("iter_ksym_read_core", 0, "cannot load %s: %s", ITER_OBJ, strerror(errno));
+	prog = bpf_object__find_program_by_name(obj, "dump_ksym");
+	link = prog ? bpf_program__attach_iter(prog, NULL) : NULL;
+	if (!link)
+		wrong("iter_ksym_read_core", 0, "cannot attach dump_ksym: %s", strerror(errno));
+	read_iter(link, &lines);	/* warm up */
+	for (i = 0; i < 5; i++) {
+		ms[i] = read_iter(link, &lines);
+		if (lines != kallsyms_lines + 2)
+			wrong("iter_ksym_read_core", 0, "%ld lines, /proc/kallsyms had %ld", lines,
+			      kallsyms_lines);
+	}
+	qsort(ms, 5, sizeof(ms[0]), cmp_double);
+	printf("BENCH lines workload=iter_ksym_read_core n=0 lines=%ld\n", lines);
+	figure("iter_ksym_read_core", 0, ms[2], "ms", 5);
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+}
+
 /* Past 10k symbols the C registry takes seconds per read: fewer reads there. */
 static void bench_read(int n)
 {
 	int reads = n >= 10000 ? 3 : 5, i;
+	long bpf_lines, lines;
 	double ms[5];
-	long bpf_lines;
 
 	if (n < 10000)
-		read_all(&bpf_lines);	/* warm up */
+		read_all(&bpf_lines, &lines);	/* warm up */
 	for (i = 0; i < reads; i++) {
-		ms[i] = read_all(&bpf_lines);
+		ms[i] = read_all(&bpf_lines, &lines);
 		if (bpf_lines < n)
 			wrong("kallsyms_read", n, "%ld [bpf] lines", bpf_lines);
 	}
@@ -263,6 +348,7 @@ int main(int argc, char **argv)
 	}
 	raise_nofile();
 	sample_core(fd);
+	bench_iter_core(bench_read_core());
 	for (a = 1; a < argc; a++) {
 		n = atoi(argv[a]);
 		load_to(n);
