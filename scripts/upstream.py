@@ -33,11 +33,43 @@ EXPECTED_SKIPS = {
 # test_progs goes on without the test module, skipping what needs it.
 NO_TESTMOD = 'Selftests relying on bpf_testmod.ko will be skipped'
 SUMMARY = re.compile(r'^Summary: (\d+)/(\d+) PASSED, (\d+) SKIPPED.*, (\d+)/(\d+) FAILED')
+# The commit the initramfs was built from (scripts/upstream.sh), as the guest prints it.
+TREE = re.compile(r'^=== upstream tree: (\S*) ===$')
+# What a splat changes even when the log buffer lost its lines, before and after
+# test_progs (scripts/guest/init): the taint flags, the counts of warnings and oopses.
+COUNTERS = re.compile(r'^=== splat counters (before|after) test_progs: (.*) ===$')
+COUNTER_NAMES = ('tainted', 'warn_count', 'oops_count')
+# The taint flags a splat sets (Documentation/admin-guide/tainted-kernels.rst); loading
+# bpf_testmod sets O and E, which say nothing of the kernel's health. W set at boot (our
+# KUnit suite's expected WARNING on a lockdep kernel) hides later warnings, which
+# warn_count still counts.
+SPLAT_TAINTS = {5: 'B (bad page)', 7: 'D (oops)', 9: 'W (warning)', 14: 'L (soft lockup)'}
+
+
+def parse_counters(text):
+    """{name: value} of a counters line; None if a counter is missing or not a number."""
+    fields = dict(kv.split('=', 1) for kv in text.split() if '=' in kv)
+    if any(not fields.get(n, '').isdigit() for n in COUNTER_NAMES):
+        return None
+    return {n: int(fields[n]) for n in COUNTER_NAMES}
+
+
+def counter_problems(before, after):
+    """What changed between the two counters lines that a splat changes."""
+    problems = ['the kernel was tainted during test_progs: %s' % name
+                for bit, name in sorted(SPLAT_TAINTS.items())
+                if after['tainted'] >> bit & 1 and not before['tainted'] >> bit & 1]
+    for name, what in (('warn_count', 'a warning'), ('oops_count', 'an oops')):
+        if after[name] > before[name]:
+            problems.append('%s rose from %d to %d during test_progs: %s' % (
+                name, before[name], after[name], what))
+    return problems
 
 
 def scan(path):
-    """Return ({name: result}, [problems]) for one guest log."""
+    """Return ({name: result}, [problems], test_progs' exit status, the tree) for one log."""
     results, numbers, summary, ended, rc = {}, {}, None, False, None
+    counters, tree = {}, None
     problems_early = []
     # Our KUnit suites run at boot; on this kernel (lockdep on) one provokes a WARNING.
     splats = Splats()
@@ -55,19 +87,30 @@ def scan(path):
             results[name] = res
         if SUMMARY.match(line):
             summary = line
+        m = TREE.match(line)
+        if m:
+            tree = m.group(1) or 'unknown'
+        m = COUNTERS.match(line)
+        if m:
+            counters[m.group(1)] = parse_counters(m.group(2))
         if NO_TESTMOD in line:
             problems_early.append('bpf_testmod.ko did not load: its tests were skipped')
         if line.startswith(UPSTREAM_END):
             ended = True
             rc = line[len(UPSTREAM_END):].strip(' =').replace('rc=', '')
     problems = problems_early + splats.finish()
+    if ended and (not counters.get('before') or not counters.get('after')):
+        problems.append('no splat counters before and after test_progs: a splat whose lines '
+                        'were lost would go unseen')
+    elif ended:
+        problems += counter_problems(counters['before'], counters['after'])
     if not ended:
         problems.append('the guest did not finish (no "%s" line)' % UPSTREAM_END)
     elif summary is None:
         problems.append('test_progs printed no summary: it did not run to the end')
     if not results and ended:
         problems.append('no test ran: the allow list matched nothing')
-    return results, problems, rc
+    return results, problems, rc, tree
 
 
 ALLOWLIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'upstream', 'ALLOWLIST')
@@ -112,13 +155,16 @@ def main():
                     help='list failed tests without failing (the whole suite)')
     ap.add_argument('logs', nargs='+', metavar='FLAVOUR=LOG')
     args = ap.parse_args()
-    runs, failed = {}, False
+    runs, trees, failed = {}, {}, False
     for spec in args.logs:
         flavour, _, path = spec.partition('=')
         if not os.path.exists(path):
             print('== %s: no guest log %s (not run, or its build or boot failed)' % (flavour, path))
             continue
-        results, problems, rc = scan(path)
+        results, problems, rc, tree = scan(path)
+        if tree:
+            trees[flavour] = tree
+            print('== %s: tree %s' % (flavour, tree))
         if rc not in (None, '0') and not args.summary:
             problems.append('test_progs exited with status %s' % rc)
         if not args.summary and results:
@@ -152,8 +198,12 @@ def main():
         print('%s: %d passed, %d failed, %d skipped%s (tests and subtests)' % (
             f, counts['OK'], counts['FAIL'] + other, counts['SKIP'],
             ', %d not built' % other if other else ''))
+    if len(set(trees.values())) > 1:
+        print('note: the registries ran different trees, so a difference may be the tree\'s')
     if args.table:
         with open(args.table, 'w') as out:
+            if trees:
+                out.write('Trees: %s\n\n' % ', '.join('%s %s' % t for t in trees.items()))
             out.write(per_test_table(runs))
             out.write('\n| test / subtest | %s |\n' % ' | '.join(runs))
             out.write('|---|%s\n' % ('---|' * len(runs)))

@@ -59,6 +59,9 @@ for f in urandom_read liburandom_read.so uprobe_multi; do
 	[ -e "$obj/$f" ] && cp "$obj/$f" "$root/upstream/"
 done
 cp "$ROOT/scripts/upstream/ALLOWLIST" "$ROOT/scripts/upstream/DENYLIST" "$root/upstream/"
+# Which tree the run tests: the guest prints it, upstream.py reports it per log.
+tree=$(git -C "$ROOT" describe --always --dirty 2>/dev/null) || tree=unknown
+echo "$tree" >"$root/upstream/TREE"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 # Dynamic programs with every library they load; iproute2's ip for the tests

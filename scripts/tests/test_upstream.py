@@ -21,10 +21,29 @@ RUST, C = 'rust-upstream', 'c-upstream'
 RECORDED_ALLOWLIST = os.path.join(HERE, 'logs', 'ALLOWLIST-recorded')
 
 
+def counters_line(when, tainted=0, warn_count=0, oops_count=0):
+    return '=== splat counters %s test_progs: tainted=%d warn_count=%d oops_count=%d ===\n' % (
+        when, tainted, warn_count, oops_count)
+
+
+def with_counters(lines, before, after):
+    """The log with the counters lines around test_progs' run, as the guest's init prints
+    them: before its first line, after its summary. before and after are keyword dicts."""
+    lines = [line for line in lines if not line.startswith('=== splat counters')]
+    lines = replace_first(lines, 'Summary:', 'Summary:')
+    i = next(i for i, line in enumerate(lines) if line.startswith('Summary:'))
+    return ([counters_line('before', **before)] + lines[:i + 1] +
+            [counters_line('after', **after)] + lines[i + 1:])
+
+
 def recorded(flavour):
+    """A recorded log; the counters lines, which it predates, as an uneventful run prints
+    them (W from boot: our KUnit suite's expected WARNING on this lockdep kernel)."""
     path = os.path.join(HERE, 'logs', 'guest-%s-upstream.log.gz' % flavour)
     with gzip.open(path, 'rt') as f:
-        return f.read().splitlines(True)
+        lines = f.read().splitlines(True)
+    boot = {'tainted': 1 << 9, 'warn_count': 1}
+    return with_counters(lines, boot, {'tainted': 1 << 9 | 1 << 12 | 1 << 13, 'warn_count': 1})
 
 
 def run(tmp_path, monkeypatch, capsys, logs, table=False, summary=False,
@@ -58,7 +77,7 @@ def logs(tmp_path, monkeypatch, capsys):
 def test_recorded_runs_agree_and_count_every_test_and_subtest(logs, tmp_path, monkeypatch, capsys):
     rc, out, md = run(tmp_path, monkeypatch, capsys, logs, table=True)
     assert rc == 0
-    results, problems, _ = upstream.scan(str(tmp_path / ('%s.log' % RUST)))
+    results, problems, _, _ = upstream.scan(str(tmp_path / ('%s.log' % RUST)))
     assert not problems
     # bpf_iter's ksym subtest is the iter/ksym target itself.
     assert results['bpf_iter/ksym'] == 'OK'
@@ -132,7 +151,7 @@ def test_a_nonzero_exit_of_test_progs_fails(logs, tmp_path, monkeypatch, capsys)
 
 
 def test_a_subtest_name_printed_twice_counts_twice(logs, tmp_path, monkeypatch, capsys):
-    results, _, _ = upstream.scan(str(_write(tmp_path, logs[RUST])))
+    results, _, _, _ = upstream.scan(str(_write(tmp_path, logs[RUST])))
     assert any(n.startswith('exceptions/exception_ext (#') for n in results)
 
 
@@ -148,6 +167,55 @@ def test_a_splat_in_the_kernel_log_fails(logs, tmp_path, monkeypatch, capsys):
     rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
     assert rc == 1
     assert 'splat' in out
+
+
+def test_a_taint_a_splat_sets_during_the_run_fails(logs, tmp_path, monkeypatch, capsys):
+    # Oops (D, bit 7) during the run, its lines lost to the log buffer.
+    logs[RUST] = with_counters(logs[RUST], {'tainted': 4096}, {'tainted': 4096 | 1 << 7})
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'tainted during test_progs: D (oops)' in out
+
+
+def test_a_warning_counted_during_the_run_fails_though_w_was_set(logs, tmp_path, monkeypatch,
+                                                                 capsys):
+    logs[C] = with_counters(logs[C], {'tainted': 1 << 9, 'warn_count': 1},
+                            {'tainted': 1 << 9, 'warn_count': 3})
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'warn_count rose from 1 to 3 during test_progs' in out
+
+
+def test_an_oops_counted_during_the_run_fails(logs, tmp_path, monkeypatch, capsys):
+    logs[RUST] = with_counters(logs[RUST], {}, {'oops_count': 1})
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'oops_count rose from 0 to 1 during test_progs: an oops' in out
+
+
+def test_module_taints_and_taints_from_before_the_run_pass(logs, tmp_path, monkeypatch, capsys):
+    # bpf_testmod sets O and E (bits 12, 13); W (bit 9) was set at boot.
+    logs[RUST] = with_counters(logs[RUST], {'tainted': 1 << 9}, {'tainted': 1 << 9 | 3 << 12})
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 0, out
+    assert 'tainted' not in out
+
+
+def test_a_log_without_its_counters_fails(logs, tmp_path, monkeypatch, capsys):
+    logs[C] = [line for line in logs[C] if not line.startswith('=== splat counters after')]
+    rc, out, _ = run(tmp_path, monkeypatch, capsys, logs)
+    assert rc == 1
+    assert 'no splat counters' in out
+
+
+def test_the_tree_a_log_was_built_from_is_reported(logs, tmp_path, monkeypatch, capsys):
+    logs[RUST] = ['=== upstream tree: 1a2b3c4-dirty ===\n'] + logs[RUST]
+    logs[C] = ['=== upstream tree: 1a2b3c4 ===\n'] + logs[C]
+    rc, out, md = run(tmp_path, monkeypatch, capsys, logs, table=True)
+    assert rc == 0
+    assert '== %s: tree 1a2b3c4-dirty' % RUST in out
+    assert 'ran different trees' in out
+    assert md.startswith('Trees: %s 1a2b3c4-dirty, %s 1a2b3c4\n' % (RUST, C))
 
 
 def test_a_guest_that_did_not_finish_fails(logs, tmp_path, monkeypatch, capsys):
