@@ -30,8 +30,7 @@ def with_counters(lines, before, after):
     """The log with the counters lines around test_progs' run, as the guest's init prints
     them: before its first line, after its summary. before and after are keyword dicts."""
     lines = [line for line in lines if not line.startswith('=== splat counters')]
-    lines = replace_first(lines, 'Summary:', 'Summary:')
-    i = next(i for i, line in enumerate(lines) if line.startswith('Summary:'))
+    i = [line.startswith('Summary:') for line in lines].index(True)
     return ([counters_line('before', **before)] + lines[:i + 1] +
             [counters_line('after', **after)] + lines[i + 1:])
 

@@ -9,7 +9,6 @@
 #include <net/if.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <linux/if_link.h>
 #include <bpf/btf.h>
 
 #include "kselftest_harness.h"
