@@ -269,9 +269,11 @@ unsafe fn bpf_ksym_at(addr: usize) -> *const bindings::bpf_ksym {
 }
 
 /// Where the last vmlinux name was found, for [`Answer::lookup`]: the next lookup of an address
-/// after it in the same block of 256 symbols walks the compressed names from there instead of from
-/// the block's marker. A batch in address order thus reads each name once, the walk a single
-/// query does (up to 255 names) shrinking to the names between two entries.
+/// after it searches forward from its symbol (in doubling steps, then bisecting) instead of
+/// bisecting the whole table, and, in the same block of 256 symbols, walks the compressed names
+/// from there instead of from the block's marker. A batch in address order thus reads each name
+/// once, the walk a single query does (up to 255 names) shrinking to the names between two
+/// entries.
 ///
 /// # Invariants
 ///
