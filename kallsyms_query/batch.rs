@@ -6,13 +6,15 @@
 //!
 //! What one call costs the kernel is bounded whatever the caller asks: at most
 //! `KALLSYMS_QUERY_BATCH_MAX` entries, each one lookup as a single `BY_ADDR` (for vmlinux a
-//! binary search and a walk over at most 255 compressed names; else `O(log n)` under RCU) and at
-//! most four user accesses: reads of its address and of the rest of the entry
-//! (`KALLSYMS_QUERY_ADDR_SIZE_MAX` bytes at most), and writes of its name and owner (576 bytes at
-//! most) and of its answer fields, with a `cond_resched()` between entries. Its memory is two
-//! answers (about 1.2 KiB, allocated once) whatever the batch size: each entry is read, answered
-//! and written back before the next is read, and no user memory is touched under the RCU read
-//! lock.
+//! binary search and a walk over at most 255 compressed names; else `O(log n)` under RCU),
+//! answered in blocks of [`BLOCK`] entries with a `cond_resched()` between blocks. A block's user
+//! accesses are a `get_user()` of each address, a check that the bytes of larger entries past the
+//! fields we know (`KALLSYMS_QUERY_ADDR_SIZE_MAX` at most) are zero, one copy of its strings (576
+//! bytes at most per entry; entry by entry if it faults, to find the first that does) and one
+//! access window per entry for its answer fields; `addr` is never written. Its memory is a block
+//! and two answers (under 4 KiB, allocated once) whatever the batch size: a block is read,
+//! answered and written back before the next is read, and no user memory is touched under the RCU
+//! read lock.
 //!
 //! Entries are answered in order. What stops one (its strings do not fit in the name buffer, a
 //! fault, bytes it must not have) ends the call early with the count of entries answered before
@@ -39,7 +41,6 @@ use kernel::{
         FromSafeCast, //
     },
     prelude::*,
-    transmute::AsBytes,
     uaccess::{
         UserPtr,
         UserSlice, //
@@ -57,17 +58,6 @@ pub(crate) const BATCH_MAX: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY
 type Entry = bindings::kallsyms_query_addr;
 
 static_assert!(size_of::<Entry>() == ENTRY_SIZE_VER0);
-/// The answer fields follow `addr`, the one input.
-const ANSWER_OFFSET: usize = core::mem::offset_of!(Entry, start);
-static_assert!(ANSWER_OFFSET == size_of::<u64>());
-
-/// An entry's answer, as bytes to copy out.
-#[repr(transparent)]
-struct UserEntry(Entry);
-
-// SAFETY: `__u64`s and `__u32`s with no padding (the size is the sum of the fields',
-// `ENTRY_SIZE_VER0`, checked above) and no interior mutability.
-unsafe impl AsBytes for UserEntry {}
 
 /// A range of user addresses, `[start, end)`.
 #[derive(Clone, Copy)]
@@ -92,14 +82,43 @@ impl UserRange {
     }
 }
 
+/// Entries a round reads, answers and writes back together: the user accesses of a block are one
+/// copy of its strings, and one call each that reads its addresses and writes its answers with
+/// an access window per entry, rather than three copies per entry.
+const BLOCK: usize = 8;
+/// The room for a block's strings; an entry whose strings do not fit in what is left ends its
+/// block early, and starts the next.
+const BLOCK_NAMES: usize = 2048;
+static_assert!(NAME_LEN + OWNER_LEN <= BLOCK_NAMES);
+
 /// Where a batch's strings go, and what the entry before wrote there.
 struct Names {
     range: UserRange,
-    /// Bytes written so far.
+    /// Bytes the entries answered so far use.
     used: usize,
     /// Offsets of the previous found entry's name and owner, to share them.
     prev: Option<(usize, usize)>,
 }
+
+/// A call's working memory, allocated once: under 4 KiB whatever the batch size.
+#[derive(Zeroable)]
+struct Work {
+    /// The current answer and the previous one, whose strings the current may share.
+    answers: [Answer; 2],
+    /// Which of `answers` is the current one.
+    cur: usize,
+    /// The block's addresses.
+    addrs: [u64; BLOCK],
+    /// The block's answers, to be written back.
+    entries: [Entry; BLOCK],
+    /// The block's strings, in the order they go to the name buffer.
+    names: [u8; BLOCK_NAMES],
+    /// Where each answered entry's strings end in `names`.
+    names_end: [usize; BLOCK],
+}
+
+// One page: a kmalloc-4k allocation, not a higher order.
+static_assert!(size_of::<Work>() <= 4096);
 
 /// What every entry of a call is looked up with.
 struct Lookup<'a> {
@@ -111,9 +130,19 @@ struct Lookup<'a> {
 
 /// How an entry ended.
 enum Outcome {
-    Answered,
+    /// Answered; its strings end at this offset of the block's.
+    Answered(usize),
+    /// Its strings do not fit in what is left of the block's room: it starts the next block.
+    BlockFull,
     /// Its strings do not fit in what is left of the name buffer.
     Full,
+}
+
+/// Why a block ended before its last entry.
+enum Stop {
+    /// The entry's strings do not fit in what is left of the name buffer.
+    Full,
+    Error(Error),
 }
 
 /// Answers the batch described by `q`, whose struct is `size` bytes at `uarg`.
@@ -150,10 +179,7 @@ pub(crate) fn by_addr_batch(
         return Err(EINVAL);
     }
 
-    // The current answer and the previous one, whose strings the current may share.
-    let mut answers =
-        KBox::init::<core::convert::Infallible>(pin_init::zeroed::<[Answer; 2]>(), GFP_KERNEL)?;
-    let mut cur = 0;
+    let mut work = KBox::init::<core::convert::Infallible>(pin_init::zeroed::<Work>(), GFP_KERNEL)?;
     let mut lookup = Lookup {
         rules,
         ids,
@@ -161,21 +187,18 @@ pub(crate) fn by_addr_batch(
     };
     let mut done = 0;
     while done < count {
-        let [a0, a1] = &mut *answers;
-        let (answer, prev) = if cur == 0 { (a0, &*a1) } else { (a1, &*a0) };
-        let entry = entries.start + done * entry_size;
-        match answer_entry(entry, entry_size, answer, prev, &mut names, &mut lookup) {
-            Ok(Outcome::Answered) => {
-                if answer.kind != bindings::kallsyms_sym_kind_KALLSYMS_SYM_NONE {
-                    cur ^= 1;
-                }
-            }
-            Ok(Outcome::Full) if done == 0 => return Err(ENAMETOOLONG),
-            Err(e) if done == 0 => return Err(e),
-            // The next call starts at this entry, and gets the error then.
-            Ok(Outcome::Full) | Err(_) => break,
+        let first = entries.start + done * entry_size;
+        let n = (count - done).min(BLOCK);
+        let (answered, stop) =
+            answer_block(first, entry_size, n, &mut work, &mut names, &mut lookup);
+        done += answered;
+        match stop {
+            None => {}
+            Some(Stop::Full) if done == 0 => return Err(ENAMETOOLONG),
+            Some(Stop::Error(e)) if done == 0 => return Err(e),
+            // The next call starts at the entry that stopped this one, and gets its error then.
+            Some(_) => break,
         }
-        done += 1;
         // SAFETY: Called from the ioctl, in process context, holding no lock.
         unsafe { bindings::cond_resched() };
     }
@@ -185,97 +208,202 @@ pub(crate) fn by_addr_batch(
     Ok(())
 }
 
-/// Reads the entry at `entry` (`entry_size` bytes), answers it into `answer` and writes the
-/// answer back: its strings to `names` (sharing those of `prev` where they repeat), its fields
-/// to the entry.
-fn answer_entry(
-    entry: usize,
+/// Answers up to `n` (at most [`BLOCK`]) entries from `first`: reads their addresses, looks each
+/// up and writes the answers back, the strings first. Returns how many were answered, all of
+/// whose writes landed (at least one unless it stops), and what stopped the block, if anything.
+fn answer_block(
+    first: usize,
     entry_size: usize,
-    answer: &mut Answer,
-    prev: &Answer,
+    n: usize,
+    work: &mut Work,
+    names: &mut Names,
+    lookup: &mut Lookup<'_>,
+) -> (usize, Option<Stop>) {
+    let (read, mut stop) = read_block(first, entry_size, n, work);
+    let mut answered = 0;
+    let mut staged = 0;
+    while answered < read {
+        match answer_entry(answered, staged, work, names, lookup) {
+            Ok(Outcome::Answered(end)) => staged = end,
+            Ok(Outcome::BlockFull) => {
+                // Not a stop: the next block starts from this entry, and finds what stopped
+                // this one's reading itself.
+                stop = None;
+                break;
+            }
+            Ok(Outcome::Full) => {
+                stop = Some(Stop::Full);
+                break;
+            }
+            Err(e) => {
+                stop = Some(Stop::Error(e));
+                break;
+            }
+        }
+        work.names_end[answered] = staged;
+        answered += 1;
+    }
+
+    // The strings, then the answers that point into them.
+    let start = names.range.start + names.used;
+    if let Some((i, e)) = write_strings(start, answered, work) {
+        (answered, stop) = (i, Some(Stop::Error(e)));
+    }
+    // `answered <= BLOCK`; were it not, nothing would count as written.
+    let want = u32::try_from(answered).unwrap_or(0);
+    // SAFETY: `entries` holds `BLOCK >= answered` entries; the callee checks the user addresses
+    // and faults safely.
+    let written = unsafe {
+        bindings::kallsyms_query_put_answers(
+            UserPtr::from_addr(first).as_mut_ptr(),
+            entry_size,
+            work.entries.as_ptr(),
+            want,
+        )
+    };
+    let written = usize::from_safe_cast(written);
+    if written < answered {
+        (answered, stop) = (written, Some(Stop::Error(EFAULT)));
+    }
+    if let Some(last) = answered.checked_sub(1) {
+        names.used += work.names_end[last];
+    }
+    (answered, stop)
+}
+
+/// Writes the strings of the block's first `n` entries to the user at `start`: in one copy, or
+/// entry by entry to find the first that faults, whose index and error it returns.
+fn write_strings(start: usize, n: usize, work: &Work) -> Option<(usize, Error)> {
+    let staged = work.names_end[..n].last()?;
+    if write_user(start, &work.names[..*staged]).is_ok() {
+        return None;
+    }
+    let mut from = 0;
+    work.names_end[..n]
+        .iter()
+        .enumerate()
+        .find_map(|(i, &end)| {
+            let r = write_user(start + from, &work.names[from..end]);
+            from = end;
+            r.err().map(|e| (i, e))
+        })
+}
+
+/// Copies `data` to the user at `addr`.
+fn write_user(addr: usize, data: &[u8]) -> Result {
+    UserSlice::new(UserPtr::from_addr(addr), data.len())
+        .writer()
+        .write_slice(data)
+}
+
+/// Reads the addresses of the `n` (at most [`BLOCK`]) entries from `first` into `work.addrs`,
+/// and checks that the bytes of each entry past the fields we know are zero. Returns how many
+/// were read, and the error of the first that could not be.
+fn read_block(first: usize, entry_size: usize, n: usize, work: &mut Work) -> (usize, Option<Stop>) {
+    let want = u32::try_from(n).unwrap_or(0);
+    // SAFETY: `addrs` holds `BLOCK >= n` values; the callee checks the user addresses and faults
+    // safely.
+    let got = unsafe {
+        bindings::kallsyms_query_get_addrs(
+            UserPtr::from_addr(first).as_const_ptr(),
+            entry_size,
+            work.addrs.as_mut_ptr(),
+            want,
+        )
+    };
+    let read = usize::from_safe_cast(got.min(want));
+    if entry_size > ENTRY_SIZE_VER0 {
+        for i in 0..read {
+            if let Err(e) = check_unknown_zero(first + i * entry_size, entry_size) {
+                return (i, Some(Stop::Error(e)));
+            }
+        }
+    }
+    (read, (read < n).then_some(Stop::Error(EFAULT)))
+}
+
+/// Checks that the bytes of the entry at `entry` (`entry_size` bytes) past the fields we know are
+/// zero, as in the struct: a newer caller's inputs there would otherwise be ignored without a
+/// word.
+fn check_unknown_zero(entry: usize, entry_size: usize) -> Result {
+    // SAFETY: A user address and length; the callee checks and faults safely.
+    let zeroed = unsafe {
+        bindings::check_zeroed_user(
+            UserPtr::from_addr(entry + ENTRY_SIZE_VER0).as_const_ptr(),
+            entry_size - ENTRY_SIZE_VER0,
+        )
+    };
+    match zeroed {
+        1 => Ok(()),
+        0 => Err(E2BIG),
+        e => Err(Error::from_errno(e)),
+    }
+}
+
+/// Answers entry `i` of the block (its address in `work.addrs`) into the current answer and
+/// stages its strings in `work.names` from `staged` (sharing those of the previous answer where
+/// they repeat), its answer in `work.entries`.
+fn answer_entry(
+    i: usize,
+    staged: usize,
+    work: &mut Work,
     names: &mut Names,
     lookup: &mut Lookup<'_>,
 ) -> Result<Outcome> {
-    let addr = UserSlice::new(UserPtr::from_addr(entry), size_of::<u64>())
-        .reader()
-        .read::<u64>()?;
-    if entry_size > ENTRY_SIZE_VER0 {
-        // Bytes we do not know must be zero, as in the struct: a newer caller's inputs there
-        // would otherwise be ignored without a word.
-        // SAFETY: A user address and length; the callee checks and faults safely.
-        let zeroed = unsafe {
-            bindings::check_zeroed_user(
-                UserPtr::from_addr(entry + ENTRY_SIZE_VER0).as_const_ptr(),
-                entry_size - ENTRY_SIZE_VER0,
-            )
-        };
-        match zeroed {
-            1 => {}
-            0 => return Err(E2BIG),
-            e => return Err(Error::from_errno(e)),
-        }
-    }
-    let mut out = UserEntry(Entry {
+    let addr = work.addrs[i];
+    let [a0, a1] = &mut work.answers;
+    let (answer, prev) = if work.cur == 0 {
+        (a0, &*a1)
+    } else {
+        (a1, &*a0)
+    };
+    let mut out = Entry {
         addr,
         ..Default::default()
-    });
+    };
+    let mut end = staged;
     match kernel_addr(addr).and_then(|addr| answer.lookup(addr, lookup.rules, &mut lookup.cursor)) {
         Ok(()) => {
             // A profile's addresses often share a function, and its owner: write each string
             // once while they repeat.
+            let here = names.used + staged;
             let (name_off, name_need) = match names.prev {
                 Some((off, _)) if prev.name() == answer.name() => (off, 0),
-                _ => (names.used, answer.name_len),
+                _ => (here, answer.name_len),
             };
             let (owner_off, owner_need) = match names.prev {
                 // Empty (vmlinux): the name's own NUL.
                 _ if answer.owner_len == 1 => (name_off + answer.name_len - 1, 0),
                 Some((_, off)) if prev.owner() == answer.owner() => (off, 0),
-                _ => (names.used + name_need, answer.owner_len),
+                _ => (here + name_need, answer.owner_len),
             };
-            if names.used + name_need + owner_need > names.range.len() {
+            if here + name_need + owner_need > names.range.len() {
                 return Ok(Outcome::Full);
             }
-            let mut w = UserSlice::new(
-                UserPtr::from_addr(names.range.start + names.used),
-                name_need + owner_need,
-            )
-            .writer();
-            if name_need > 0 {
-                w.write_slice(answer.name())?;
+            // Never the block's first entry, which always fits (see `BLOCK_NAMES`): a block
+            // answers at least one entry unless it stops.
+            if staged > 0 && staged + name_need + owner_need > BLOCK_NAMES {
+                return Ok(Outcome::BlockFull);
             }
-            if owner_need > 0 {
-                w.write_slice(answer.owner())?;
-            }
+            work.names[end..end + name_need].copy_from_slice(&answer.name()[..name_need]);
+            end += name_need;
+            work.names[end..end + owner_need].copy_from_slice(&answer.owner()[..owner_need]);
+            end += owner_need;
             // Offsets are below `names_len`, at most `BATCH_MAX` times a name and owner.
-            out.0.name_off = u32::try_from(name_off).map_err(|_| E2BIG)?;
-            out.0.owner_off = u32::try_from(owner_off).map_err(|_| E2BIG)?;
-            out.0.start = u64::from_safe_cast(answer.start);
-            out.0.size = u64::from_safe_cast(answer.size);
-            out.0.prog_id = u64::from(lookup.ids.filter(answer.prog_id));
-            out.0.kind = answer.kind;
-            out.0.subprog = answer.subprog;
-            UserSlice::new(
-                UserPtr::from_addr(entry + ANSWER_OFFSET),
-                ENTRY_SIZE_VER0 - ANSWER_OFFSET,
-            )
-            .writer()
-            .write_slice(&out.as_bytes()[ANSWER_OFFSET..])?;
-            // Only now: strings of an entry that failed to be written are not shared.
-            names.used += name_need + owner_need;
+            out.name_off = u32::try_from(name_off).map_err(|_| E2BIG)?;
+            out.owner_off = u32::try_from(owner_off).map_err(|_| E2BIG)?;
+            out.start = u64::from_safe_cast(answer.start);
+            out.size = u64::from_safe_cast(answer.size);
+            out.prog_id = u64::from(lookup.ids.filter(answer.prog_id));
+            out.kind = answer.kind;
+            out.subprog = answer.subprog;
             names.prev = Some((name_off, owner_off));
+            work.cur ^= 1;
         }
         // No symbol: an answer too (kind NONE, every field 0).
-        Err(e) if e == ENOENT => {
-            answer.clear();
-            UserSlice::new(
-                UserPtr::from_addr(entry + ANSWER_OFFSET),
-                ENTRY_SIZE_VER0 - ANSWER_OFFSET,
-            )
-            .writer()
-            .write_slice(&out.as_bytes()[ANSWER_OFFSET..])?;
-        }
+        Err(e) if e == ENOENT => answer.clear(),
         Err(e) => return Err(e),
     }
-    Ok(Outcome::Answered)
+    work.entries[i] = out;
+    Ok(Outcome::Answered(end))
 }

@@ -39,4 +39,23 @@ int kallsyms_query_lookup_vmlinux(unsigned long addr,
 				  unsigned long *symbolsize,
 				  unsigned long *offset, char *namebuf);
 
+struct kallsyms_query_addr;
+
+/*
+ * The addr of each of @n KALLSYMS_QUERY_BY_ADDR_BATCH entries at @entries,
+ * @stride bytes apart, into @addrs: how many were read before the first one
+ * that faults.
+ */
+unsigned int kallsyms_query_get_addrs(const void __user *entries, size_t stride,
+				      u64 *addrs, unsigned int n);
+
+/*
+ * The answer fields (all but addr) of @answers[0..@n) to the batch entries at
+ * @entries, @stride bytes apart: how many were written before the first one
+ * that faults.
+ */
+unsigned int kallsyms_query_put_answers(void __user *entries, size_t stride,
+					const struct kallsyms_query_addr *answers,
+					unsigned int n);
+
 #endif /* _LINUX_KALLSYMS_QUERY_H */
