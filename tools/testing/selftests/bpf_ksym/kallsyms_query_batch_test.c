@@ -306,6 +306,7 @@ TEST(batched_answers_equal_single_answers)
 	struct batch_run runs[] = {
 		{ .entry_size = ENTRY_SIZE, .names_size = 1 << 20 },
 		{ .entry_size = ENTRY_SIZE + 16, .names_size = 600 },
+		{ .entry_size = ENTRY_SIZE, .names_size = 600 },
 	};
 	unsigned int kinds[KALLSYMS_SYM_MODULE_INIT + 1] = {};
 	struct answer *one, *many;
@@ -347,18 +348,25 @@ TEST(batched_answers_equal_single_answers)
 				       many[i].subprog, many[i].err);
 		}
 		ASSERT_EQ(0, bad) TH_LOG("%d of %zu answers differ", bad, n);
-		/* A small name buffer: continued calls, larger entries: the same answers. */
-		ASSERT_EQ(0, batch(fd, addrs, n, many, &runs[1])) TH_LOG("%s", runs[1].problem);
-		ASSERT_LT(n / BATCH_MAX + 1, runs[1].calls);
+		/*
+		 * A small name buffer: continued calls, stopped anywhere in the
+		 * kernel's blocks of entries; with larger entries, and without.
+		 */
+		for (int r = 1; r < 3; r++) {
+			ASSERT_EQ(0, batch(fd, addrs, n, many, &runs[r]))
+				TH_LOG("%s", runs[r].problem);
+			ASSERT_LT(n / BATCH_MAX + 1, runs[r].calls);
+			for (size_t i = 0; i < n; i++)
+				bad += !same(&one[i], &many[i]);
+		}
 		ASSERT_EQ(0, generation(fd, &gen_after));
-		if (runs[1].generation != gen_after || gen_after != runs[0].generation) {
+		if (runs[1].generation != gen_after || runs[2].generation != gen_after ||
+		    gen_after != runs[0].generation) {
 			free(one);
 			free(many);
 			free(addrs);
 			continue;
 		}
-		for (size_t i = 0; i < n; i++)
-			bad += !same(&one[i], &many[i]);
 		ASSERT_EQ(0, bad) TH_LOG("%d answers differ with a 600-byte buffer", bad);
 		break;
 	}
@@ -738,6 +746,221 @@ TEST(malformed_batches_get_their_errno)
 	EXPECT_EQ(EINVAL, errno);
 	munmap(unmapped, page);
 	munmap(ro, page);
+	close(fd);
+}
+
+/* @n core text symbols in a row with distinct names: their addresses and answers. */
+static int text_symbols(int fd, __u64 *addrs, struct answer *a, int n)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct kline k;
+	int got = 0;
+
+	while (f && got < n && next_kline(f, &k)) {
+		if ((k.type != 't' && k.type != 'T') || k.mod[0] || !k.addr ||
+		    single(fd, k.addr, &a[got]) || a[got].start != k.addr)
+			continue;
+		if (got && (a[got].start == a[got - 1].start ||
+			    !strcmp(a[got].name, a[got - 1].name)))
+			continue;
+		addrs[got++] = k.addr;
+	}
+	if (f)
+		fclose(f);
+	return got == n ? 0 : -1;
+}
+
+/* Entries at @e (@size bytes each) for @addrs, answer fields filled with junk. */
+static void fill_entries(void *e, size_t size, const __u64 *addrs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct kallsyms_query_addr *x = (void *)((char *)e + i * size);
+
+		memset(x, 0, size);
+		memset(x, ANSWER_FILL, ENTRY_SIZE);
+		x->addr = addrs[i];
+	}
+}
+
+/* Whether entry @e answers what @want says, its name in @names. */
+static bool answers(const struct kallsyms_query_addr *e, const struct answer *want,
+		    const char *names)
+{
+	return e->kind == KALLSYMS_SYM_VMLINUX && e->start == want->start &&
+	       e->size == want->size && !strcmp(names + e->name_off, want->name);
+}
+
+/*
+ * The kernel reads, answers and writes entries in blocks: whatever stops an
+ * entry inside a block (a fault on its strings, on its answer or on its
+ * address, bytes it must not have) still answers exactly the entries before
+ * it, and the next call from there gets the error.
+ */
+TEST(what_stops_an_entry_inside_a_block_ends_the_call_there)
+{
+	size_t page = sysconf(_SC_PAGESIZE), room, untouched = 0;
+	struct kallsyms_query_addr ents[12];
+	__u64 addrs[12], big[12][8];
+	struct answer want[12];
+	struct kallsyms_query q;
+	char names[8192], *buf;
+	int fd = kq_fd();
+	void *e;
+
+	ASSERT_EQ(0, text_symbols(fd, addrs, want, 12)) TH_LOG("no 12 text symbols in a row");
+
+	/* Strings: room for three names before an unmapped page, and a byte. */
+	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, munmap(buf + page, page));
+	room = strlen(want[0].name) + strlen(want[1].name) + strlen(want[2].name) + 3 + 1;
+	fill_entries(ents, ENTRY_SIZE, addrs, 8);
+	EXPECT_EQ(0, batch_call(fd, &q, ents, 8, ENTRY_SIZE, buf + page - room, 4096));
+	EXPECT_EQ(3, q.batch_count);
+	EXPECT_EQ(room - 1, q.sym_name_size);
+	for (int i = 0; i < 3; i++) {
+		const char *names_at = buf + page - room;
+
+		EXPECT_TRUE(answers(&ents[i], &want[i], names_at)) TH_LOG("entry %d", i);
+	}
+	for (size_t b = 8; b < ENTRY_SIZE; b++)
+		untouched += ((unsigned char *)&ents[3])[b] == ANSWER_FILL;
+	EXPECT_EQ(ENTRY_SIZE - 8, untouched) TH_LOG("the fourth entry's fields were written");
+	EXPECT_EQ(-EFAULT, batch_call(fd, &q, &ents[3], 5, ENTRY_SIZE, buf + page - 1, 4096));
+	ASSERT_EQ(0, munmap(buf, page));
+
+	/* Answers: five entries writable, the sixth's fields cross into a read-only page. */
+	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	e = buf + page - 5 * ENTRY_SIZE - 24;
+	fill_entries(e, ENTRY_SIZE, addrs, 8);
+	ASSERT_EQ(0, mprotect(buf + page, page, PROT_READ));
+	EXPECT_EQ(0, batch_call(fd, &q, e, 8, ENTRY_SIZE, names, sizeof(names)));
+	EXPECT_EQ(5, q.batch_count);
+	for (int i = 0; i < 8; i++) {
+		const struct kallsyms_query_addr *x = (void *)((char *)e + i * ENTRY_SIZE);
+
+		EXPECT_TRUE(i >= 5 || answers(x, &want[i], names)) TH_LOG("entry %d", i);
+		EXPECT_EQ(addrs[i], x->addr) TH_LOG("entry %d", i);
+	}
+	EXPECT_EQ(-EFAULT, batch_call(fd, &q, (char *)e + 5 * ENTRY_SIZE, 3, ENTRY_SIZE, names,
+				      sizeof(names)));
+	ASSERT_EQ(0, munmap(buf, 2 * page));
+
+	/* The kernel never writes addr: a read-only one with writable fields is answered. */
+	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	e = buf + page - 8;
+	fill_entries(e, ENTRY_SIZE, addrs, 4);
+	ASSERT_EQ(0, mprotect(buf, page, PROT_READ));
+	EXPECT_EQ(0, batch_call(fd, &q, e, 4, ENTRY_SIZE, names, sizeof(names)));
+	EXPECT_EQ(4, q.batch_count);
+	for (int i = 0; i < 4; i++) {
+		const struct kallsyms_query_addr *x = (void *)((char *)e + i * ENTRY_SIZE);
+
+		EXPECT_TRUE(answers(x, &want[i], names)) TH_LOG("entry %d", i);
+	}
+
+	/* Addresses: the fourth entry unmapped, then the ninth (the second block's first). */
+	ASSERT_EQ(0, mprotect(buf, page, PROT_READ | PROT_WRITE));
+	ASSERT_EQ(0, munmap(buf + page, page));
+	for (int at = 3; at <= 8; at += 5) {
+		e = buf + page - at * ENTRY_SIZE;
+		fill_entries(e, ENTRY_SIZE, addrs, at);
+		EXPECT_EQ(0, batch_call(fd, &q, e, 12, ENTRY_SIZE, names, sizeof(names)));
+		EXPECT_EQ(at, q.batch_count);
+		EXPECT_TRUE(answers((void *)((char *)e + (at - 1) * ENTRY_SIZE), &want[at - 1],
+				    names));
+	}
+	ASSERT_EQ(0, munmap(buf, page));
+
+	/* Bytes past the known fields of the fourth and of the tenth 64-byte entry. */
+	for (int at = 3; at <= 9; at += 6) {
+		fill_entries(big, sizeof(big[0]), addrs, 12);
+		big[at][7] = 1;
+		EXPECT_EQ(0, batch_call(fd, &q, big, 12, sizeof(big[0]), names, sizeof(names)));
+		EXPECT_EQ(at, q.batch_count);
+		EXPECT_TRUE(answers((void *)big[at - 1], &want[at - 1], names));
+		EXPECT_EQ(-E2BIG, batch_call(fd, &q, big[at], 12 - at, sizeof(big[0]), names,
+					     sizeof(names)));
+	}
+	close(fd);
+}
+
+/* The kernel's room for one block's strings (kallsyms_query/batch.rs). */
+#define BLOCK_NAMES 2048
+
+/*
+ * Long names end a block before its eighth entry, when their strings fill
+ * the kernel's room for them; the next block starts with the entry that did
+ * not fit. Seven core symbols with the longest (distinct) names, whose
+ * strings take more than that room, and an eighth entry on an unmapped page:
+ * the first block ends early at a long name, having read the fault already,
+ * and the call must still answer all seven, as single queries do, before it
+ * stops there.
+ */
+TEST(long_names_end_a_block_early)
+{
+	size_t page = sysconf(_SC_PAGESIZE), total = 0;
+	struct answer want[7], got;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char names[8192], *buf;
+	struct kallsyms_query q;
+	int fd = kq_fd(), n = 0;
+	__u64 addrs[7];
+	struct kline k;
+	void *e;
+
+	/* The seven longest names among core symbols that a single query names alike. */
+	while (f && next_kline(f, &k)) {
+		struct answer a;
+		int at = n;
+
+		if (k.mod[0] || !k.addr || strlen(k.sym) < 200 || single(fd, k.addr, &a) ||
+		    strcmp(a.name, k.sym))
+			continue;
+		/* Distinct names: the kernel writes a repeated name once. */
+		for (int i = 0; i < n; i++)
+			if (!strcmp(want[i].name, a.name))
+				at = -1;
+		if (at < 0)
+			continue;
+		while (at > 0 && strlen(want[at - 1].name) < strlen(a.name))
+			at--;
+		if (at == 7)
+			continue;
+		for (int i = (n < 7 ? n : 6); i > at; i--) {
+			want[i] = want[i - 1];
+			addrs[i] = addrs[i - 1];
+		}
+		want[at] = a;
+		addrs[at] = k.addr;
+		n += n < 7;
+	}
+	if (f)
+		fclose(f);
+	ASSERT_EQ(7, n) TH_LOG("fewer than seven core names of 200 bytes or more");
+	for (int i = 0; i < 7; i++)
+		total += strlen(want[i].name) + 1;
+	ASSERT_LT(BLOCK_NAMES, total) TH_LOG("seven names take %zu bytes: no block ends early",
+					     total);
+
+	buf = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	ASSERT_EQ(0, munmap(buf + page, page));
+	e = buf + page - 7 * ENTRY_SIZE;
+	fill_entries(e, ENTRY_SIZE, addrs, 7);
+	EXPECT_EQ(0, batch_call(fd, &q, e, 8, ENTRY_SIZE, names, sizeof(names)));
+	EXPECT_EQ(7, q.batch_count);
+	EXPECT_EQ(total, q.sym_name_size);
+	for (int i = 0; i < 7; i++) {
+		const char *why = read_entry((char *)e + i * ENTRY_SIZE, ENTRY_SIZE, addrs[i],
+					     names, q.sym_name_size, &got);
+
+		EXPECT_EQ(NULL, why) TH_LOG("entry %d: %s", i, why);
+		EXPECT_TRUE(same(&want[i], &got)) TH_LOG("entry %d: %s", i, got.name);
+	}
+	munmap(buf, page);
 	close(fd);
 }
 
