@@ -5,7 +5,7 @@ Boots the Rust kernel (plain TCG) with the guest side, bench_query, which runs
 each client as a fresh process (text: parse the file into a sorted table, then
 look up; ioctl: one query per distinct address, cached; batch: the distinct
 addresses in KALLSYMS_QUERY_BY_ADDR_BATCH calls; scan: a program's id by
-walking every loaded program, as blazesym does), 5 interleaved runs per
+walking every loaded program, as blazesym does), 11 interleaved runs per
 workload, median. Prints a table and writes build/bench/query.json: one object
 per workload with workload, n, unit and a number per client that applies.
 """
@@ -60,7 +60,7 @@ def main():
     with open(out, 'w') as f:
         json.dump(records, f, indent=1)
     print('\n(plain TCG; each client times itself from its first touch of /proc/kallsyms to its '
-          'last answer; bpf_prog_id per lookup; medians of 5 interleaved runs)\nwrote %s' % out)
+          'last answer; bpf_prog_id per lookup; medians of 11 interleaved runs)\nwrote %s' % out)
 
 
 if __name__ == '__main__':

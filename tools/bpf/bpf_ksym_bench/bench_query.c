@@ -27,7 +27,7 @@
 
 #define DISTINCT 2000
 #define SAMPLES 50000
-#define RUNS 5
+#define RUNS 11
 #define PROGS 1000
 /* scan is a walk over the programs per address: timed on a few, spread over all. */
 #define SCANNED 10
@@ -308,9 +308,17 @@ static int client(const char *mode, const char *workload)
 	}
 	if (!strcmp(mode, "batch")) {
 		int fd = open("/proc/kallsyms", O_RDONLY), n = 0, m = 0;
-		static struct kallsyms_query_addr e[CHUNK];
-		/* Indexes of addrs[] in address order: the memory a batch client adds. */
-		static unsigned short order[DISTINCT], tmp[DISTINCT];
+		/*
+		 * What a batch client adds to the ioctl client's memory: the
+		 * indexes of addrs[] in address order, and the entries of a
+		 * call, whose memory the sort uses before any call.
+		 */
+		static unsigned short order[DISTINCT];
+		static union {
+			struct kallsyms_query_addr e[CHUNK];
+			unsigned short tmp[DISTINCT];
+		} u;
+		struct kallsyms_query_addr *e = u.e;
 		struct arena ar = {};
 		int once = !strcmp(workload, "cold_distinct");
 
@@ -329,7 +337,7 @@ static int client(const char *mode, const char *workload)
 				order[m++] = a;
 			}
 		}
-		sort_by_addr(order, tmp, m);
+		sort_by_addr(order, u.tmp, m);
 		for (i = 0; i < m; i++) {
 			e[n++].addr = addrs[order[i]];
 			if (n == CHUNK || i == m - 1) {
