@@ -124,6 +124,18 @@ static const char *read_entry(const char *ent, size_t size, __u64 addr, const ch
 	return NULL;
 }
 
+/* Entries at @e (@size bytes each) for @addrs, answer fields filled with junk. */
+static void fill_entries(void *e, size_t size, const __u64 *addrs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct kallsyms_query_addr *x = (void *)((char *)e + i * size);
+
+		memset(x, 0, size);
+		memset(x, ANSWER_FILL, ENTRY_SIZE);
+		x->addr = addrs[i];
+	}
+}
+
 struct batch_run {
 	size_t entry_size, names_size;
 	int calls;
@@ -148,13 +160,7 @@ static int batch(int fd, const __u64 *addrs, size_t n, struct answer *out, struc
 		__u32 k = n - done < BATCH_MAX ? n - done : BATCH_MAX, w = 0;
 
 		/* Answer fields filled with junk (all written), tails zero (must stay). */
-		memset(entries, 0, k * r->entry_size);
-		for (__u32 i = 0; i < k; i++) {
-			struct kallsyms_query_addr *e = (void *)(entries + i * r->entry_size);
-
-			memset(e, ANSWER_FILL, ENTRY_SIZE);
-			e->addr = addrs[done + i];
-		}
+		fill_entries(entries, r->entry_size, addrs + done, k);
 		while (!err && w < k) {
 			char *first = entries + w * r->entry_size;
 			struct kallsyms_query q;
@@ -770,24 +776,17 @@ static int text_symbols(int fd, __u64 *addrs, struct answer *a, int n)
 	return got == n ? 0 : -1;
 }
 
-/* Entries at @e (@size bytes each) for @addrs, answer fields filled with junk. */
-static void fill_entries(void *e, size_t size, const __u64 *addrs, int n)
+/*
+ * Whether the entry at @e (@size bytes) answers what @want, a single query of
+ * the symbol's first byte, says; @q is the call's, @names its name buffer.
+ */
+static bool answers(const void *e, size_t size, const struct answer *want,
+		    const struct kallsyms_query *q, const char *names)
 {
-	for (int i = 0; i < n; i++) {
-		struct kallsyms_query_addr *x = (void *)((char *)e + i * size);
+	struct answer got;
 
-		memset(x, 0, size);
-		memset(x, ANSWER_FILL, ENTRY_SIZE);
-		x->addr = addrs[i];
-	}
-}
-
-/* Whether entry @e answers what @want says, its name in @names. */
-static bool answers(const struct kallsyms_query_addr *e, const struct answer *want,
-		    const char *names)
-{
-	return e->kind == KALLSYMS_SYM_VMLINUX && e->start == want->start &&
-	       e->size == want->size && !strcmp(names + e->name_off, want->name);
+	return !read_entry(e, size, want->start, names, q->sym_name_size, &got) &&
+	       same(&got, want);
 }
 
 /*
@@ -821,7 +820,8 @@ TEST(what_stops_an_entry_inside_a_block_ends_the_call_there)
 	for (int i = 0; i < 3; i++) {
 		const char *names_at = buf + page - room;
 
-		EXPECT_TRUE(answers(&ents[i], &want[i], names_at)) TH_LOG("entry %d", i);
+		EXPECT_TRUE(answers(&ents[i], ENTRY_SIZE, &want[i], &q, names_at))
+			TH_LOG("entry %d", i);
 	}
 	for (size_t b = 8; b < ENTRY_SIZE; b++)
 		untouched += ((unsigned char *)&ents[3])[b] == ANSWER_FILL;
@@ -840,7 +840,8 @@ TEST(what_stops_an_entry_inside_a_block_ends_the_call_there)
 	for (int i = 0; i < 8; i++) {
 		const struct kallsyms_query_addr *x = (void *)((char *)e + i * ENTRY_SIZE);
 
-		EXPECT_TRUE(i >= 5 || answers(x, &want[i], names)) TH_LOG("entry %d", i);
+		EXPECT_TRUE(i >= 5 || answers(x, ENTRY_SIZE, &want[i], &q, names))
+			TH_LOG("entry %d", i);
 		EXPECT_EQ(addrs[i], x->addr) TH_LOG("entry %d", i);
 	}
 	EXPECT_EQ(-EFAULT, batch_call(fd, &q, (char *)e + 5 * ENTRY_SIZE, 3, ENTRY_SIZE, names,
@@ -858,7 +859,7 @@ TEST(what_stops_an_entry_inside_a_block_ends_the_call_there)
 	for (int i = 0; i < 4; i++) {
 		const struct kallsyms_query_addr *x = (void *)((char *)e + i * ENTRY_SIZE);
 
-		EXPECT_TRUE(answers(x, &want[i], names)) TH_LOG("entry %d", i);
+		EXPECT_TRUE(answers(x, ENTRY_SIZE, &want[i], &q, names)) TH_LOG("entry %d", i);
 	}
 
 	/* Addresses: the fourth entry unmapped, then the ninth (the second block's first). */
@@ -869,8 +870,8 @@ TEST(what_stops_an_entry_inside_a_block_ends_the_call_there)
 		fill_entries(e, ENTRY_SIZE, addrs, at);
 		EXPECT_EQ(0, batch_call(fd, &q, e, 12, ENTRY_SIZE, names, sizeof(names)));
 		EXPECT_EQ(at, q.batch_count);
-		EXPECT_TRUE(answers((void *)((char *)e + (at - 1) * ENTRY_SIZE), &want[at - 1],
-				    names));
+		EXPECT_TRUE(answers((char *)e + (at - 1) * ENTRY_SIZE, ENTRY_SIZE, &want[at - 1],
+				    &q, names));
 	}
 	ASSERT_EQ(0, munmap(buf, page));
 
@@ -880,7 +881,7 @@ TEST(what_stops_an_entry_inside_a_block_ends_the_call_there)
 		big[at][7] = 1;
 		EXPECT_EQ(0, batch_call(fd, &q, big, 12, sizeof(big[0]), names, sizeof(names)));
 		EXPECT_EQ(at, q.batch_count);
-		EXPECT_TRUE(answers((void *)big[at - 1], &want[at - 1], names));
+		EXPECT_TRUE(answers(big[at - 1], sizeof(big[0]), &want[at - 1], &q, names));
 		EXPECT_EQ(-E2BIG, batch_call(fd, &q, big[at], 12 - at, sizeof(big[0]), names,
 					     sizeof(names)));
 	}
