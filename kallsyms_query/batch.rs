@@ -357,10 +357,8 @@ fn answer_entry(
     } else {
         (a1, &*a0)
     };
-    let mut out = Entry {
-        addr,
-        ..Default::default()
-    };
+    // The answer fields; `addr` is the caller's and is not written back.
+    let mut out = Entry::default();
     let mut end = staged;
     match kernel_addr(addr).and_then(|addr| answer.lookup(addr, lookup.rules, &mut lookup.cursor)) {
         Ok(()) => {
