@@ -22,7 +22,8 @@ const BPF_OWNER: &[u8] = b"bpf\0";
 /// `iter` was reset (zeroed, then `kallsyms_iter_reset()`, or `reset_iter()` in C) and changed
 /// since only by this function: its name offset and BPF cursor are the ones the C shims and the
 /// registry last wrote, which they dereference.
-#[inline]
+// Inlined into each caller: a call per line is what mainline's `s_next()` spares its lines.
+#[inline(always)]
 pub(crate) unsafe fn update(iter: &mut Iter, pos: bindings::loff_t) -> bool {
     // SAFETY: `iter` is exclusive, and its core-section state is C's own, per the safety
     // requirements.
