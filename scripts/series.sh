@@ -51,7 +51,9 @@ overlay_files() { (cd "$ROOT" && find "$@" -name target -prune -o -type f ! -nam
 
 covered=$(mktemp)
 trap 'rm -f "$covered"' EXIT
-for def in "$DEFS"/[0-9]*; do
+# In byte order whatever the locale: 09 before 09b (a UTF-8 collation ignores
+# the hyphen and puts 09b-* first).
+for def in $(LC_ALL=C; printf '%s\n' "$DEFS"/[0-9]*); do
 	contents=$(sed -n '1s/^Contents: *//p' "$def")
 	[ -n "$contents" ] || die "$def: the first line must be 'Contents: ...'"
 	msg=$(sed '1,2d' "$def")
