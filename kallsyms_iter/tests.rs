@@ -20,6 +20,18 @@ mod cases {
     /// Longer than any line.
     const LINE_MAX: usize = 1024;
 
+    /// A kernel text address, of the width of the architecture's addresses.
+    #[cfg(CONFIG_64BIT)]
+    const TEXT_ADDR: usize = 0xffff_ffff_8100_0000;
+    #[cfg(not(CONFIG_64BIT))]
+    const TEXT_ADDR: usize = 0xc100_0000;
+
+    /// An address whose hex digits all differ, to catch a digit out of place.
+    #[cfg(CONFIG_64BIT)]
+    const EVERY_DIGIT: usize = 0x0123_4567_89ab_cdef;
+    #[cfg(not(CONFIG_64BIT))]
+    const EVERY_DIGIT: usize = 0x89ab_cdef;
+
     /// What mainline's `s_show()` prints for `iter`, by `snprintf()` with its formats.
     fn mainline(iter: &Iter, out: &mut [u8; LINE_MAX]) -> usize {
         let value = if iter.show_value != 0 { iter.value } else { 0 };
@@ -95,13 +107,7 @@ mod cases {
             b"__builtin__kprobes",
             long_owner,
         ];
-        let values = [
-            0,
-            1,
-            0xffff_ffff_8100_0000,
-            usize::MAX,
-            0x0123_4567_89ab_cdef,
-        ];
+        let values = [0, 1, TEXT_ADDR, usize::MAX, EVERY_DIGIT];
         let mut checked = 0;
         for &name in &names {
             for &owner in &owners {
@@ -133,7 +139,7 @@ mod cases {
 
     #[test]
     fn nameless_symbol_has_no_line() {
-        let iter = symbol(0xffff_ffff_8100_0000, b't', b"", b"", false, true);
+        let iter = symbol(TEXT_ADDR, b't', b"", b"", false, true);
         assert!(Line::of(&iter).is_none());
     }
 }
