@@ -333,6 +333,18 @@ TEST_F(scene, reading_again_after_lseek_gives_the_same_text)
 	free(text);
 }
 
+/*
+ * Whether @line starts with a hidden address: its first field all zeroes, as
+ * many as the kernel prints digits for an address (%px: 8 or 16), whatever
+ * this program's own word size.
+ */
+static bool hidden_address(const char *line)
+{
+	size_t digits = strcspn(line, " ");
+
+	return (digits == 8 || digits == 16) && strspn(line, "0") == digits;
+}
+
 /* Readers who may not see addresses get zeroes, from both. */
 TEST_F(scene, hidden_addresses_are_zeroes_in_both)
 {
@@ -344,18 +356,19 @@ TEST_F(scene, hidden_addresses_are_zeroes_in_both)
 	ASSERT_TRUE(same_as_mainline(1 << 16, 0, &lines));
 	text = read_file(RUST_FILE, 1 << 16, 0, &len);
 	ASSERT_NE(NULL, text);
-	ASSERT_EQ(0, strncmp(text, "0000000000000000 ", 17));
+	ASSERT_TRUE(hidden_address(text));
 	free(text);
 }
 
 /* The first line's address of an open file: 1 if shown, 0 if zeroes, -1 on error. */
 static int shows_addresses(int fd)
 {
-	char line[32];
+	char line[32] = "";
 
-	if (pread(fd, line, sizeof(line), 0) < 17)
+	/* At least an address and the space after it. */
+	if (pread(fd, line, sizeof(line) - 1, 0) <= 0 || !strchr(line, ' '))
 		return -1;
-	return strncmp(line, "0000000000000000 ", 17) != 0;
+	return !hidden_address(line);
 }
 
 /* Drops every capability of this process, uid 0 kept (for the debugfs file). */
