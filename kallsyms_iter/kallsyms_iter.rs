@@ -20,10 +20,7 @@
 //!
 //! See `Documentation/bpf/bpf_ksym.rst`.
 
-use kernel::{
-    bindings,
-    prelude::*, //
-};
+use kernel::prelude::*;
 
 #[cfg(CONFIG_BPF_SYSCALL)]
 mod bpf_iter;
@@ -44,7 +41,8 @@ mod tests;
 const __LOG_PREFIX: &[u8] = b"kallsyms_iter\0";
 
 /// The state of one reader of `/proc/kallsyms` or `iter/ksym`.
-type Iter = bindings::kallsym_iter;
+#[cfg(any(CONFIG_PROC_FS, CONFIG_BPF_SYSCALL, CONFIG_KGDB_KDB))]
+type Iter = kernel::bindings::kallsym_iter;
 
 /// Creates `/proc/kallsyms` and registers `iter/ksym`.
 ///
@@ -69,7 +67,7 @@ pub unsafe extern "C" fn kallsyms_iter_init() {
 #[export]
 pub unsafe extern "C" fn kallsyms_iter_update(
     iter: *mut Iter,
-    pos: bindings::loff_t,
+    pos: kernel::bindings::loff_t,
 ) -> kernel::ffi::c_int {
     // SAFETY: Valid, ours alone and reset, per the safety requirements; kdb changes it only
     // through this function.
