@@ -21,9 +21,10 @@ declare -A CHANGE=(
 	[no-rust]='# CONFIG_RUST is not set'
 	[no-initrd]='# CONFIG_BLK_DEV_INITRD is not set'
 	[cfi]=$'CONFIG_CFI=y\nCONFIG_CFI_ICALL_NORMALIZE_INTEGERS=y\n# CONFIG_X86_KERNEL_IBT is not set'
+	[kdb]=$'CONFIG_KGDB=y\nCONFIG_KGDB_KDB=y'
 )
 ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-iter-sections no-rust
-	no-initrd cfi)
+	no-initrd cfi kdb)
 # What each entry must have, or the line would claim a build of code that was
 # configured out (e.g. RUST dropped because rustc cannot do kCFI).
 both='RUST=y BPF_KSYM_RUST=y KALLSYMS_QUERY=y'
@@ -39,6 +40,8 @@ declare -A REQUIRE=(
 	[no-rust]='BPF_KSYM_RUST=n KALLSYMS_QUERY=n BPF_JIT=y'
 	[no-initrd]="$both BPF_KSYM_BENCH=y"
 	[cfi]="$both CFI=y"
+	# kdb's symbol walk steps the Rust iterator (kallsyms_iter_update).
+	[kdb]="$both KGDB_KDB=y"
 )
 read -r -a names <<<"${CONFIGS:-${ORDER[*]}}"
 for n in "${names[@]}"; do
