@@ -51,6 +51,7 @@ EXPECTED_SKIPS['c'] = EXPECTED_SKIPS['rust'] | {
     'scene.' + case for case in (
         'every_line_as_mainline_prints_it', 'short_reads_give_the_same_text',
         'lseek_gives_the_same_text', 'reading_again_after_lseek_gives_the_same_text',
+        'lseek_into_the_bpf_section_gives_the_same_text',
         'hidden_addresses_are_zeroes_in_both', 'the_openers_privilege_decides')
 }
 

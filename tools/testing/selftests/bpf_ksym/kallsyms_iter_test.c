@@ -334,6 +334,32 @@ TEST_F(scene, reading_again_after_lseek_gives_the_same_text)
 }
 
 /*
+ * An lseek() into the middle of a BPF line after the section's first, on a
+ * fresh file and on one read to its end: seq_file steps to the offset and
+ * the next read() starts the walk at the BPF symbol after it, which the
+ * registry's cursor must find, neither the section's first nor one past it.
+ */
+TEST_F(scene, lseek_into_the_bpf_section_gives_the_same_text)
+{
+	static const char key[] = "\t[bpf]\n";
+	size_t len = 0, k = strlen(key);
+	char *text = read_file(RUST_FILE, 1 << 16, 0, &len), *at, *start;
+	int lines, n = 0;
+
+	ASSERT_NE(NULL, text);
+	for (at = memmem(text, len, key, k); at && ++n < 3;
+	     at = memmem(at + k, len - (at + k - text), key, k))
+		;
+	ASSERT_NE(NULL, at) TH_LOG("%d [bpf] lines, want 3 or more", n);
+	for (start = at; start > text && start[-1] != '\n'; start--)
+		;
+	TH_LOG("third [bpf] line at byte %zu", (size_t)(start - text));
+	EXPECT_TRUE(same_as_mainline(4096, start - text + (at - start) / 2, &lines));
+	EXPECT_TRUE(same_as_mainline_again(4096, start - text + (at - start) / 2, true, &lines));
+	free(text);
+}
+
+/*
  * Whether @line starts with a hidden address: its first field all zeroes, as
  * many as the kernel prints digits for an address (%px: 8 or 16), whatever
  * this program's own word size.
