@@ -161,14 +161,6 @@ static int write_str(const char *path, const char *s)
 	return ok ? 0 : -1;
 }
 
-/* The harness boots the C registry's kernel with ksym_registry=c. */
-static bool c_registry(const char *cmdline)
-{
-	const char *p = strstr(cmdline, "ksym_registry=c");
-
-	return p && (p[15] == ' ' || p[15] == '\n' || !p[15]);
-}
-
 FIXTURE(scene) {
 	struct bpf_object *progs, *kinds;
 	struct bpf_link *fentry;
@@ -207,18 +199,12 @@ static bool add_kprobe(void)
 
 FIXTURE_SETUP(scene)
 {
-	char cmd[PATH_MAX + 16], cmdline[4096] = "";
-	FILE *f = fopen("/proc/cmdline", "r");
+	char cmd[PATH_MAX + 16];
 	struct bpf_program *fentry;
 
-	if (f) {
-		if (!fgets(cmdline, sizeof(cmdline), f))
-			cmdline[0] = 0;
-		fclose(f);
-	}
 	memset(self, 0, sizeof(*self));
 	self->kptr = -1;
-	if (c_registry(cmdline))
+	if (c_registry_kernel())
 		SKIP(return, "the C registry's kernel has only mainline's iterator");
 	if (access(C_FILE, R_OK))
 		SKIP(return, "no %s: build with CONFIG_KALLSYMS_ITER_C_REFERENCE=y", C_FILE);

@@ -44,6 +44,25 @@ __attribute__((constructor)) static void ksym_need_root(void)
 		ksft_exit_skip("the bpf_ksym tests need root\n");
 }
 
+/*
+ * Whether this is the C registry's kernel: the harness boots it with
+ * ksym_registry=c on the command line.
+ */
+static inline bool c_registry_kernel(void)
+{
+	char cmdline[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+	const char *p;
+
+	if (f) {
+		if (!fgets(cmdline, sizeof(cmdline), f))
+			cmdline[0] = 0;
+		fclose(f);
+	}
+	p = strstr(cmdline, "ksym_registry=c");
+	return p && (p[15] == ' ' || p[15] == '\n' || !p[15]);
+}
+
 /* Is @tool on $PATH? For tests that run perf or bpftool as users do. */
 static inline bool have_tool(const char *tool)
 {
