@@ -5,7 +5,7 @@
  *         blazesym do), then look up;
  *  ioctl: ask KALLSYMS_QUERY, caching per distinct address (as Perfetto does);
  *  batch: collect the distinct addresses first, then one
- *         KALLSYMS_QUERY_BY_ADDR_BATCH call per 256 of them, in address order;
+ *         KALLSYMS_QUERY_BY_ADDR_BATCH call per page of entries, in address order;
  *  scan:  the program id of a JIT address as blazesym finds it without
  *         caching: BPF_PROG_GET_NEXT_ID, BPF_PROG_GET_FD_BY_ID and
  *         BPF_OBJ_GET_INFO_BY_FD over every program until one holds it.
@@ -15,9 +15,11 @@
  * "BENCH query workload=<w> n=<n> unit=<u>" and "<client>=<x>" for each
  * client that applies.
  */
+#include <assert.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -181,8 +183,15 @@ static unsigned long long index_addr(const void *i)
 	return addrs[*(const unsigned short *)i];
 }
 
-/* Entries per batch call: small enough to reuse, large enough to amortize the call. */
-#define CHUNK 256
+/*
+ * The batch client's own memory, one page each: the indexes of addrs[] in
+ * address order, and the sort's scratch, which then holds a call's entries.
+ */
+#define BATCH_PAGE 4096
+/* Entries per batch call: a page of them. 256 took three pages, in 8 calls instead of 24. */
+#define CHUNK ((int)(BATCH_PAGE / sizeof(struct kallsyms_query_addr)))
+static_assert(DISTINCT * sizeof(unsigned short) <= BATCH_PAGE, "indexes in a page");
+static_assert(CHUNK >= 1 && CHUNK <= KALLSYMS_QUERY_BATCH_MAX, "a call's entries");
 
 /* Where a batch client keeps names: 64 KiB blocks, kept, so answers point into them. */
 struct arena {
@@ -304,19 +313,18 @@ static int client(const char *mode, const char *workload)
 	if (!strcmp(mode, "batch")) {
 		int fd = open("/proc/kallsyms", O_RDONLY), n = 0, m = 0;
 		/*
-		 * What a batch client adds to the ioctl client's memory: the
-		 * indexes of addrs[] in address order, and the entries of a
-		 * call, whose memory the sort uses before any call.
+		 * What a batch client adds to the ioctl client's memory (see
+		 * BATCH_PAGE), mapped for it alone: it costs the pages it
+		 * takes, and moves nothing the other clients touch.
 		 */
-		static unsigned short order[DISTINCT];
-		static union {
-			struct kallsyms_query_addr e[CHUNK];
-			unsigned short tmp[DISTINCT];
-		} u;
-		struct kallsyms_query_addr *e = u.e;
+		unsigned short *order = mmap(NULL, 2 * BATCH_PAGE, PROT_READ | PROT_WRITE,
+					     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct kallsyms_query_addr *e = (void *)((char *)order + BATCH_PAGE);
 		struct arena ar = {};
 		int once = !strcmp(workload, "cold_distinct");
 
+		if (order == MAP_FAILED)
+			return 1;
 		/*
 		 * A batch symbolizer's way (blazesym, ksym-query's Symbolizer):
 		 * the profile's distinct addresses first, then in address
@@ -332,7 +340,7 @@ static int client(const char *mode, const char *workload)
 				order[m++] = a;
 			}
 		}
-		radix_sort(order, u.tmp, m, sizeof(*order), index_addr);
+		radix_sort(order, e, m, sizeof(*order), index_addr);
 		for (i = 0; i < m; i++) {
 			e[n++].addr = addrs[order[i]];
 			if (n == CHUNK || i == m - 1) {
