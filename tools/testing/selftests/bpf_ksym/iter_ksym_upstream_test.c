@@ -39,7 +39,6 @@
 #define OBJ "bpf_iter_ksym.bpf.o"
 #define HEADER "ADDR TYPE NAME MODULE_NAME KIND MAX_SIZE"
 /* Mainline's iterator in a Rust-registry test kernel (see the top). */
-#define C_REFERENCE "/sys/kernel/debug/kallsyms_c"
 
 /* One symbol line of the program's output; the strings point into the line. */
 struct up_line {
@@ -219,7 +218,7 @@ FIXTURE_TEARDOWN(upstream)
 	unlink(PIN);
 }
 
-TEST_F(upstream, pinned_bpf_iter_ksym_lines_are_whole_and_match_proc_kallsyms)
+TEST_F(upstream, pinned_bpf_iter_ksym_lines_are_whole_and_match_mainline_kallsyms)
 {
 	char cmd[2 * PATH_MAX], want[700];
 	char *iter_out, *text, *ip, *kp, *a, *b, *head;
@@ -243,8 +242,7 @@ TEST_F(upstream, pinned_bpf_iter_ksym_lines_are_whole_and_match_proc_kallsyms)
 	/* Once only, so that the program's last address starts at 0; 4 KB reads (above). */
 	iter_out = read_chunked(PIN, 4096);
 	ASSERT_NE(NULL, iter_out) TH_LOG("reading %s: %s", PIN, strerror(errno));
-	/* On the C registry's kernel /proc/kallsyms is mainline's iterator. */
-	ref = c_registry_kernel() ? "/proc/kallsyms" : C_REFERENCE;
+	ref = kallsyms_reference();
 	if (access(ref, R_OK))
 		SKIP(return, "no %s: build with CONFIG_KALLSYMS_ITER_C_REFERENCE=y", ref);
 	text = read_file(ref);

@@ -26,7 +26,7 @@
 #include "ksym_util.h"
 
 #define RUST_FILE "/proc/kallsyms"
-#define C_FILE "/sys/kernel/debug/kallsyms_c"
+#define C_FILE KALLSYMS_C_REFERENCE
 #define KPROBE_EVENTS "/sys/kernel/tracing/kprobe_events"
 #define KPROBE_ENABLE "/sys/kernel/tracing/events/kprobes/kallsyms_iter_test/enable"
 #define KPTR "/proc/sys/kernel/kptr_restrict"

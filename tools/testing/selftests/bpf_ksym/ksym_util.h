@@ -44,25 +44,6 @@ __attribute__((constructor)) static void ksym_need_root(void)
 		ksft_exit_skip("the bpf_ksym tests need root\n");
 }
 
-/*
- * Whether this is the C registry's kernel: the harness boots it with
- * ksym_registry=c on the command line.
- */
-static inline bool c_registry_kernel(void)
-{
-	char cmdline[4096] = "";
-	FILE *f = fopen("/proc/cmdline", "r");
-	const char *p;
-
-	if (f) {
-		if (!fgets(cmdline, sizeof(cmdline), f))
-			cmdline[0] = 0;
-		fclose(f);
-	}
-	p = strstr(cmdline, "ksym_registry=c");
-	return p && (p[15] == ' ' || p[15] == '\n' || !p[15]);
-}
-
 /* Is @tool on $PATH? For tests that run perf or bpftool as users do. */
 static inline bool have_tool(const char *tool)
 {
@@ -233,6 +214,28 @@ static inline int kallsyms_count(const char *name, int filter)
 			n++;
 	fclose(f);
 	return n;
+}
+
+/*
+ * Whether this is the C registry's kernel: only ours has the Rust registry's
+ * init, bpf_ksym_init(), whatever the command line says.
+ */
+static inline bool c_registry_kernel(void)
+{
+	return kallsyms_count("bpf_ksym_init", 0) == 0;
+}
+
+/* Mainline's /proc/kallsyms iterator, which CONFIG_KALLSYMS_ITER_C_REFERENCE keeps in ours. */
+#define KALLSYMS_C_REFERENCE "/sys/kernel/debug/kallsyms_c"
+
+/*
+ * The file with mainline's iterator's lines, to compare ours with: on the C
+ * registry's kernel /proc/kallsyms itself, on ours the reference, since its
+ * /proc/kallsyms is the walk under test.
+ */
+static inline const char *kallsyms_reference(void)
+{
+	return c_registry_kernel() ? "/proc/kallsyms" : KALLSYMS_C_REFERENCE;
 }
 
 /*
