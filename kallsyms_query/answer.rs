@@ -7,7 +7,9 @@
 //! [`include/linux/bpf.h`](srctree/include/linux/bpf.h),
 //! [`include/linux/module.h`](srctree/include/linux/module.h)
 //!
-//! The single and the batched query both call [`Answer::lookup`], so they cannot disagree.
+//! The single and the batched query both call [`Answer::lookup`], so they cannot disagree. The
+//! name goes where the caller says (a [`NameBuf`]): the batch's goes straight to the block of
+//! strings it copies to the user, without a copy of its own.
 
 use crate::{
     NAME_LEN,
@@ -40,13 +42,16 @@ const BPF_IMAGE_PREFIXES: [(&[u8], Kind); 2] = [
     ),
 ];
 
+/// Where a lookup writes the name and its NUL: `KSYM_NAME_LEN` bytes, as `kallsyms_lookup()`
+/// takes.
+pub(crate) type NameBuf = [u8; NAME_LEN];
+
 /// One answer, built on the stack (or in the batch's buffer) and copied to the user after the
-/// RCU read section that found it. All zeroes is an empty answer.
+/// RCU read section that found it; its name is in the [`NameBuf`] the lookup was given. All
+/// zeroes is an empty answer.
 #[derive(Zeroable)]
 pub(crate) struct Answer {
-    /// The name and its NUL; `name_len` bytes of it are meaningful.
-    pub(crate) name: [u8; NAME_LEN],
-    /// The name's length, NUL included.
+    /// The name's length in its [`NameBuf`], NUL included.
     pub(crate) name_len: usize,
     /// The owner (module name, `bpf`, or empty for vmlinux) and its NUL.
     pub(crate) owner: [u8; OWNER_LEN],
@@ -65,7 +70,6 @@ impl Answer {
     /// An empty answer, to be filled in by [`Answer::lookup`].
     pub(crate) const fn new() -> Self {
         Self {
-            name: [0; NAME_LEN],
             name_len: 0,
             owner: [0; OWNER_LEN],
             owner_len: 1,
@@ -77,9 +81,16 @@ impl Answer {
         }
     }
 
-    /// The name, NUL included.
-    pub(crate) fn name(&self) -> &[u8] {
-        &self.name[..self.name_len]
+    /// The name, NUL included, from the buffer the lookup wrote it to.
+    pub(crate) fn name<'a>(&self, buf: &'a NameBuf) -> &'a [u8] {
+        &buf[..self.name_len]
+    }
+
+    /// The owner as the struct's `sym_owner` holds it, zeroes after the NUL: for a new answer
+    /// only, whose bytes past the NUL [`Answer::set_owner`] has not written.
+    pub(crate) fn new_answer_owner(&self) -> [u8; OWNER_LEN] {
+        debug_assert!(self.owner[self.owner_len..].iter().all(|&b| b == 0));
+        self.owner
     }
 
     /// The owner, NUL included.
@@ -87,17 +98,19 @@ impl Answer {
         &self.owner[..self.owner_len]
     }
 
+    /// Sets the owner; the bytes past its NUL are left as they were, zeroes in a new answer.
     fn set_owner(&mut self, who: &[u8]) {
         let n = who.len().min(OWNER_LEN - 1);
-        self.owner = [0; OWNER_LEN];
         self.owner[..n].copy_from_slice(&who[..n]);
+        self.owner[n] = 0;
         self.owner_len = n + 1;
     }
 
-    /// Forgets the previous answer; the name bytes past `name_len` are never read.
+    /// Forgets the previous answer; the name and owner bytes past their lengths are never read.
     pub(crate) fn clear(&mut self) {
         self.name_len = 0;
-        self.set_owner(b"");
+        self.owner[0] = 0;
+        self.owner_len = 1;
         self.start = 0;
         self.size = 0;
         self.kind = bindings::kallsyms_sym_kind_KALLSYMS_SYM_NONE;
@@ -105,12 +118,18 @@ impl Answer {
         self.subprog = 0;
     }
 
-    /// Fills `self` with the symbol that covers `addr`, as `%pS` finds it; `ENOENT` if none does
-    /// or the query must not say (see [`Rules`]). `prog_id` is the program's id whoever asks: the
-    /// caller hides it from those who may not see it. `cursor` makes the next lookup of a vmlinux
-    /// address after this one cheaper (see [`Cursor`]); any [`Cursor`] that keeps its
-    /// invariants gives the same answer.
-    pub(crate) fn lookup(&mut self, addr: usize, rules: &Rules, cursor: &mut Cursor) -> Result {
+    /// Fills `self` with the symbol that covers `addr`, as `%pS` finds it, and `name` with its
+    /// name; `ENOENT` if none does or the query must not say (see [`Rules`]). `prog_id` is the
+    /// program's id whoever asks: the caller hides it from those who may not see it. `cursor`
+    /// makes the next lookup of a vmlinux address after this one cheaper (see [`Cursor`]); any
+    /// [`Cursor`] that keeps its invariants gives the same answer.
+    pub(crate) fn lookup(
+        &mut self,
+        addr: usize,
+        rules: &Rules,
+        cursor: &mut Cursor,
+        name: &mut NameBuf,
+    ) -> Result {
         self.clear();
         let (mut size, mut offset) = (0, 0);
         // vmlinux first, the commonest answer: BPF images are never in the kernel image.
@@ -123,7 +142,7 @@ impl Answer {
                 &mut cursor.0,
                 &mut size,
                 &mut offset,
-                self.name.as_mut_ptr(),
+                name.as_mut_ptr(),
             )
         };
         if len > 0 {
@@ -146,7 +165,7 @@ impl Answer {
             }
             // SAFETY: `ksym` is registered, or was a moment ago and is freed only a grace period
             // after its removal: valid while `_rcu` is held.
-            unsafe { self.describe_bpf(ksym) };
+            unsafe { self.describe_bpf(ksym, name) };
             return Ok(());
         }
         let mut modname: *mut c_char = core::ptr::null_mut();
@@ -157,7 +176,7 @@ impl Answer {
                 &mut size,
                 &mut offset,
                 &mut modname,
-                self.name.as_mut_ptr(),
+                name.as_mut_ptr(),
             )
         };
         // vmlinux was answered above: a symbol without a module is a BPF image registered since
@@ -166,7 +185,7 @@ impl Answer {
         if found.is_null() || modname.is_null() {
             return Err(ENOENT);
         }
-        self.name_len = self.name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
+        self.name_len = name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
         self.start = addr - offset;
         self.size = size;
         // SAFETY: `kallsyms_lookup` set `modname` to the NUL-terminated name of a module that
@@ -182,12 +201,12 @@ impl Answer {
         Ok(())
     }
 
-    /// Fills `self` from a registered BPF symbol.
+    /// Fills `self` and `buf` from a registered BPF symbol.
     ///
     /// # Safety
     ///
     /// `ksym` is valid for the duration of the call (the caller holds the RCU read lock).
-    unsafe fn describe_bpf(&mut self, ksym: *const bindings::bpf_ksym) {
+    unsafe fn describe_bpf(&mut self, ksym: *const bindings::bpf_ksym, buf: &mut NameBuf) {
         let k = ksym.cast_mut();
         // SAFETY: `start`, `end`, `name` and `prog` of a registered symbol are written before
         // it is added and not changed until a grace period after it is removed: plain reads do
@@ -196,7 +215,7 @@ impl Answer {
         // SAFETY: Only the field address is computed.
         let name = unsafe { &raw const (*k).name };
         // SAFETY: Both buffers hold `KSYM_NAME_LEN` bytes; `name` is stable, as above.
-        let len = unsafe { bindings::sized_strscpy(self.name.as_mut_ptr(), name.cast(), NAME_LEN) };
+        let len = unsafe { bindings::sized_strscpy(buf.as_mut_ptr(), name.cast(), NAME_LEN) };
         // A name without a NUL in its buffer is cut at `KSYM_NAME_LEN - 1` (`-E2BIG`).
         self.name_len = usize::try_from(len).unwrap_or(NAME_LEN - 1) + 1;
         self.start = start;
@@ -205,7 +224,7 @@ impl Answer {
         if !prog {
             self.kind = BPF_IMAGE_PREFIXES
                 .iter()
-                .find(|(prefix, _)| self.name().starts_with(prefix))
+                .find(|(prefix, _)| self.name(buf).starts_with(prefix))
                 .map_or(bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_IMAGE, |p| p.1);
             return;
         }

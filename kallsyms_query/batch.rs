@@ -8,13 +8,13 @@
 //! `KALLSYMS_QUERY_BATCH_MAX` entries, each one lookup as a single `BY_ADDR` (for vmlinux a
 //! binary search and a walk over at most 255 compressed names; else `O(log n)` under RCU),
 //! answered in blocks of [`BLOCK`] entries with a `cond_resched()` between blocks. A block's user
-//! accesses are a `get_user()` of each address, a check that the bytes of larger entries past the
-//! fields we know (`KALLSYMS_QUERY_ADDR_SIZE_MAX` at most) are zero, one copy of its strings (576
-//! bytes at most per entry; entry by entry if it faults, to find the first that does) and one
-//! access window per entry for its answer fields; `addr` is never written. Its memory is a block
-//! and two answers (under 4 KiB, allocated once) whatever the batch size: a block is read,
-//! answered and written back before the next is read, and no user memory is touched under the RCU
-//! read lock.
+//! accesses are one access window that reads its addresses, a check that the bytes of larger
+//! entries past the fields we know (`KALLSYMS_QUERY_ADDR_SIZE_MAX` at most) are zero, one copy of
+//! its strings (576 bytes at most per entry) and one access window that writes its answer fields;
+//! each goes entry by entry from where it faults, to find the first entry that does. `addr` is
+//! never written. Its memory is a block and two answers (under 4 KiB, allocated once) whatever the
+//! batch size: a block is read, answered and written back before the next is read, and no user
+//! memory is touched under the RCU read lock.
 //!
 //! Entries are answered in order. What stops one (its strings do not fit in the name buffer, a
 //! fault, bytes it must not have) ends the call early with the count of entries answered before
@@ -83,21 +83,33 @@ impl UserRange {
 }
 
 /// Entries a round reads, answers and writes back together: the user accesses of a block are one
-/// copy of its strings, and one call each that reads its addresses and writes its answers with
-/// an access window per entry, rather than three copies per entry.
-const BLOCK: usize = 8;
-/// The room for a block's strings; an entry whose strings do not fit in what is left ends its
-/// block early, and starts the next.
+/// copy of its strings, and one access window each that reads its addresses and writes its
+/// answers, rather than three copies per entry.
+const BLOCK: usize = 16;
+/// The room for a block's strings; an entry that finds less than [`ENTRY_ROOM`] left (the most
+/// its strings can take) ends its block early, and starts the next.
 const BLOCK_NAMES: usize = 2048;
 static_assert!(NAME_LEN + OWNER_LEN <= BLOCK_NAMES);
+/// The room a lookup needs in the block's strings: the longest name, then the longest owner.
+const ENTRY_ROOM: usize = NAME_LEN + OWNER_LEN;
 
 /// Where a batch's strings go, and what the entry before wrote there.
 struct Names {
     range: UserRange,
     /// Bytes the entries answered so far use.
     used: usize,
-    /// Offsets of the previous found entry's name and owner, to share them.
-    prev: Option<(usize, usize)>,
+    /// The previous found entry's strings, to share them.
+    prev: Option<Shared>,
+}
+
+/// The strings of the previous found entry, for the next to share where they repeat.
+#[derive(Clone, Copy)]
+struct Shared {
+    /// Offsets of its name and owner in the name buffer.
+    name_off: usize,
+    owner_off: usize,
+    /// Where its name is in the block's strings, if it is in the current block.
+    staged: Option<usize>,
 }
 
 /// A call's working memory, allocated once: under 4 KiB whatever the batch size.
@@ -111,7 +123,8 @@ struct Work {
     addrs: [u64; BLOCK],
     /// The block's answers, to be written back.
     entries: [Entry; BLOCK],
-    /// The block's strings, in the order they go to the name buffer.
+    /// The block's strings, in the order they go to the name buffer; each lookup writes its name
+    /// here.
     names: [u8; BLOCK_NAMES],
     /// Where each answered entry's strings end in `names`.
     names_end: [usize; BLOCK],
@@ -222,6 +235,10 @@ fn answer_block(
     let (read, mut stop) = read_block(first, entry_size, n, work);
     let mut answered = 0;
     let mut staged = 0;
+    // The previous block's strings are written: the new block's overwrite them.
+    if let Some(prev) = names.prev.as_mut() {
+        prev.staged = None;
+    }
     while answered < read {
         match answer_entry(answered, staged, work, names, lookup) {
             Ok(Outcome::Answered(end)) => staged = end,
@@ -340,9 +357,9 @@ fn check_unknown_zero(entry: usize, entry_size: usize) -> Result {
     }
 }
 
-/// Answers entry `i` of the block (its address in `work.addrs`) into the current answer and
-/// stages its strings in `work.names` from `staged` (sharing those of the previous answer where
-/// they repeat), its answer in `work.entries`.
+/// Answers entry `i` of the block (its address in `work.addrs`) into the current answer, its name
+/// into `work.names` from `staged` and its other strings after it (sharing those of the previous
+/// answer where they repeat), its answer fields into `work.entries`.
 fn answer_entry(
     i: usize,
     staged: usize,
@@ -351,57 +368,92 @@ fn answer_entry(
     lookup: &mut Lookup<'_>,
 ) -> Result<Outcome> {
     let addr = work.addrs[i];
+    // Never the block's first entry, which always has the room (see `BLOCK_NAMES`): a block
+    // answers at least one entry unless it stops.
+    let Some(name) = work
+        .names
+        .get_mut(staged..staged + ENTRY_ROOM)
+        .and_then(|room| room.first_chunk_mut())
+    else {
+        return Ok(Outcome::BlockFull);
+    };
     let [a0, a1] = &mut work.answers;
     let (answer, prev) = if work.cur == 0 {
         (a0, &*a1)
     } else {
         (a1, &*a0)
     };
-    // The answer fields; `addr` is the caller's and is not written back.
-    let mut out = Entry::default();
-    let mut end = staged;
-    match kernel_addr(addr).and_then(|addr| answer.lookup(addr, lookup.rules, &mut lookup.cursor)) {
-        Ok(()) => {
-            // A profile's addresses often share a function, and its owner: write each string
-            // once while they repeat.
-            let here = names.used + staged;
-            let (name_off, name_need) = match names.prev {
-                Some((off, _)) if prev.name() == answer.name() => (off, 0),
-                _ => (here, answer.name_len),
-            };
-            let (owner_off, owner_need) = match names.prev {
-                // Empty (vmlinux): the name's own NUL.
-                _ if answer.owner_len == 1 => (name_off + answer.name_len - 1, 0),
-                Some((_, off)) if prev.owner() == answer.owner() => (off, 0),
-                _ => (here + name_need, answer.owner_len),
-            };
-            if here + name_need + owner_need > names.range.len() {
-                return Ok(Outcome::Full);
-            }
-            // Never the block's first entry, which always fits (see `BLOCK_NAMES`): a block
-            // answers at least one entry unless it stops.
-            if staged > 0 && staged + name_need + owner_need > BLOCK_NAMES {
-                return Ok(Outcome::BlockFull);
-            }
-            work.names[end..end + name_need].copy_from_slice(&answer.name()[..name_need]);
-            end += name_need;
-            work.names[end..end + owner_need].copy_from_slice(&answer.owner()[..owner_need]);
-            end += owner_need;
-            // Offsets are below `names_len`, at most `BATCH_MAX` times a name and owner.
-            out.name_off = u32::try_from(name_off).map_err(|_| E2BIG)?;
-            out.owner_off = u32::try_from(owner_off).map_err(|_| E2BIG)?;
-            out.start = u64::from_safe_cast(answer.start);
-            out.size = u64::from_safe_cast(answer.size);
-            out.prog_id = u64::from(lookup.ids.filter(answer.prog_id));
-            out.kind = answer.kind;
-            out.subprog = answer.subprog;
-            names.prev = Some((name_off, owner_off));
-            work.cur ^= 1;
-        }
+    let out = &mut work.entries[i];
+    match kernel_addr(addr)
+        .and_then(|addr| answer.lookup(addr, lookup.rules, &mut lookup.cursor, name))
+    {
+        Ok(()) => {}
         // No symbol: an answer too (kind NONE, every field 0).
-        Err(e) if e == ENOENT => answer.clear(),
+        Err(e) if e == ENOENT => {
+            *out = Entry::default();
+            return Ok(Outcome::Answered(staged));
+        }
         Err(e) => return Err(e),
     }
-    work.entries[i] = out;
-    Ok(Outcome::Answered(end))
+    // A profile's addresses often share a function, and its owner: write each string once
+    // while they repeat. A vmlinux name is the same if its start is (the table does not change,
+    // and a lookup finds the first of the symbols at an address); others are compared.
+    let here = names.used + staged;
+    let vmlinux = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
+    let name_len = answer.name_len;
+    let (name_off, name_need) = match names.prev {
+        Some(p) if answer.kind == vmlinux && prev.kind == vmlinux && prev.start == answer.start => {
+            (p.name_off, 0)
+        }
+        Some(Shared {
+            name_off,
+            staged: Some(at),
+            ..
+        }) if answer.kind != vmlinux
+            && prev.name_len == name_len
+            && work.names[at..at + name_len] == work.names[staged..staged + name_len] =>
+        {
+            (name_off, 0)
+        }
+        _ => (here, name_len),
+    };
+    let (owner_off, owner_need) = match names.prev {
+        // Empty (vmlinux): the name's own NUL.
+        _ if answer.owner_len == 1 => (name_off + name_len - 1, 0),
+        Some(p) if prev.owner() == answer.owner() => (p.owner_off, 0),
+        _ => (here + name_need, answer.owner_len),
+    };
+    if here + name_need + owner_need > names.range.len() {
+        return Ok(Outcome::Full);
+    }
+    // The name is in place (where the lookup wrote it) unless it is shared; the owner goes after
+    // what stays.
+    let end = staged + name_need;
+    if owner_need > 0 {
+        work.names[end..end + owner_need].copy_from_slice(answer.owner());
+    }
+    // Offsets are below `names_len`, at most `BATCH_MAX` times a name and owner.
+    *out = Entry {
+        addr: 0,
+        start: u64::from_safe_cast(answer.start),
+        size: u64::from_safe_cast(answer.size),
+        prog_id: u64::from(lookup.ids.filter(answer.prog_id)),
+        name_off: u32::try_from(name_off).map_err(|_| E2BIG)?,
+        owner_off: u32::try_from(owner_off).map_err(|_| E2BIG)?,
+        kind: answer.kind,
+        subprog: answer.subprog,
+    };
+    // A shared name is where the previous one's is, staged or not.
+    let name_at = if name_need > 0 {
+        Some(staged)
+    } else {
+        names.prev.and_then(|p| p.staged)
+    };
+    names.prev = Some(Shared {
+        name_off,
+        owner_off,
+        staged: name_at,
+    });
+    work.cur ^= 1;
+    Ok(Outcome::Answered(end + owner_need))
 }

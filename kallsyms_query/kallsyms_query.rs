@@ -424,19 +424,21 @@ fn by_addr(q: &mut Query, rules: &answer::Rules, ids: &mut IdRule) -> Result {
     }
     let addr = kernel_addr(q.sym_addr)?;
     let mut a = Answer::new();
-    a.lookup(addr, rules, &mut answer::Cursor::new())?;
+    let mut name = [0; NAME_LEN];
+    a.lookup(addr, rules, &mut answer::Cursor::new(), &mut name)?;
     if buf_len::<usize>(q.sym_name_size) < a.name_len {
         return Err(ENAMETOOLONG);
     }
     let dst = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
     UserSlice::new(dst, a.name_len)
         .writer()
-        .write_slice(a.name())?;
+        .write_slice(a.name(&name))?;
     q.sym_name_size = u64::from_safe_cast(a.name_len);
     q.sym_start = u64::from_safe_cast(a.start);
     q.sym_size = u64::from_safe_cast(a.size);
-    // All of it: the caller's struct may hold a longer name from an earlier answer.
-    q.sym_owner = a.owner;
+    // All of it, zeroes after the NUL: the caller's struct may hold a longer name from an
+    // earlier answer.
+    q.sym_owner = a.new_answer_owner();
     q.sym_kind = a.kind;
     q.sym_prog_id = u64::from(ids.filter(a.prog_id));
     q.sym_subprog = a.subprog;

@@ -135,10 +135,10 @@ mod cases {
         (!name.is_null() && modname.is_null()).then_some((addr - offset, size))
     }
 
-    /// `answer`'s name is `buf`'s.
-    fn same_name(answer: &Answer, buf: &[u8; NAME_LEN]) -> bool {
-        core::ffi::CStr::from_bytes_until_nul(buf)
-            .is_ok_and(|want| want.to_bytes_with_nul() == answer.name())
+    /// `answer`'s name, in `got`, is `want`'s.
+    fn same_name(answer: &Answer, got: &answer::NameBuf, want: &[u8; NAME_LEN]) -> bool {
+        core::ffi::CStr::from_bytes_until_nul(want)
+            .is_ok_and(|want| want.to_bytes_with_nul() == answer.name(got))
     }
 
     /// A cursor saves walking names and never changes an answer: vmlinux text addresses in
@@ -165,6 +165,7 @@ mod cases {
         };
         let mut want = KBox::new([0u8; NAME_LEN], GFP_KERNEL)?;
         let mut got = KBox::new(Answer::new(), GFP_KERNEL)?;
+        let mut got_name = KBox::new([0u8; NAME_LEN], GFP_KERNEL)?;
         let mut found = 0;
         for order in 0..3 {
             let mut cursor = answer::Cursor::new();
@@ -176,10 +177,10 @@ mod cases {
                 };
                 let addr = stext + i * step;
                 let w = reference(addr, &mut want);
-                let g = got.lookup(addr, &rules, &mut cursor);
+                let g = got.lookup(addr, &rules, &mut cursor, &mut got_name);
                 assert_eq!(w.is_some(), g.is_ok());
                 if let Some(extent) = w {
-                    assert!(same_name(&got, &want));
+                    assert!(same_name(&got, &got_name, &want));
                     assert_eq!(extent, (got.start, got.size));
                     found += 1;
                 }
@@ -203,14 +204,16 @@ mod cases {
         };
         let mut a = KBox::new(Answer::new(), GFP_KERNEL)?;
         let mut b = KBox::new(Answer::new(), GFP_KERNEL)?;
+        let mut a_name = KBox::new([0u8; NAME_LEN], GFP_KERNEL)?;
+        let mut b_name = KBox::new([0u8; NAME_LEN], GFP_KERNEL)?;
         // Three symbols in a row from the start of the text, the first two in one block.
         let mut addr = stext;
         for _ in 0..1024 {
             let mut at_a = answer::Cursor::new();
-            a.lookup(addr, &rules, &mut at_a)?;
+            a.lookup(addr, &rules, &mut at_a, &mut a_name)?;
             let next = a.start + a.size;
             let mut at_b = answer::Cursor::new();
-            b.lookup(next, &rules, &mut at_b)?;
+            b.lookup(next, &rules, &mut at_b, &mut b_name)?;
             let ((pa, _), (pb, off_b)) = (at_a.parts(), at_b.parts());
             if pb <= pa || pa >> 8 != pb >> 8 {
                 addr = next.max(addr + 1);
@@ -220,9 +223,10 @@ mod cases {
             // text, far more than 256 symbols before the last one.
             let mut forged = unsafe { answer::Cursor::from_parts(pa, off_b) };
             let mut c = KBox::new(Answer::new(), GFP_KERNEL)?;
-            c.lookup(next, &rules, &mut forged)?;
+            let mut c_name = KBox::new([0u8; NAME_LEN], GFP_KERNEL)?;
+            c.lookup(next, &rules, &mut forged, &mut c_name)?;
             // Walking `pb - pa` names from `pb`'s lands on a later one.
-            assert!(c.name() != b.name());
+            assert!(c.name(&c_name) != b.name(&b_name));
             return Ok(());
         }
         // Text without two symbols in one block in its first 1,024: the test found nothing.
