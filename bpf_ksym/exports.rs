@@ -234,7 +234,8 @@ pub unsafe extern "C" fn bpf_ksym_lookup(addr: c_ulong) -> *const bindings::bpf_
     registry::find(addr, &rcu).map_or(core::ptr::null(), |ksym| ksym.as_raw().cast_const())
 }
 
-/// How many times the registry changed, for KALLSYMS_QUERY's generation.
+/// How many times the registry changed, for KALLSYMS_QUERY's generation: an even count, after
+/// waiting for a change being made (process context only).
 ///
 /// # Safety
 ///

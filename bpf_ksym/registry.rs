@@ -19,7 +19,12 @@ use kernel::{
         atomic::{
             Acquire,
             Atomic,
+            Relaxed,
             Release, //
+        },
+        barrier::{
+            smp_mb,
+            Write, //
         },
         global_lock,
         rcu, //
@@ -61,7 +66,7 @@ global_lock! {
 
 static REMOVALS: Atomic<u64> = Atomic::new(0);
 
-/// Additions and removals so far: `bpf_ksym_generation()`.
+/// Additions and removals so far, twice each: `bpf_ksym_generation()`, see [`generation`].
 static GENERATION: Atomic<u64> = Atomic::new(0);
 
 /// Readies the registry; called once, early at boot.
@@ -94,13 +99,13 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     unsafe { ksym.set_seq(*next_seq) };
     // 2^64 additions cannot happen in a kernel's lifetime: no overflow check on this path.
     *next_seq = next_seq.wrapping_add(1);
+    change_begin();
     // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the
     // safety requirements.
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
     // SAFETY: The writer lock serializes tree writers; `ksym` lives long enough.
     unsafe { TREE.0.insert(ksym) };
-    // After the insertion: a reader that sees the new count finds the symbol.
-    GENERATION.fetch_add(1, Release);
+    change_end();
 }
 
 /// Unregisters `ksym` if it is registered. Readers may see it until a grace period has passed.
@@ -118,6 +123,7 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
     if unsafe { (*lnode).next } == lnode {
         return;
     }
+    change_begin();
     // SAFETY: The writer lock is held and `ksym` is registered.
     unsafe { TREE.0.erase(ksym) };
     // SAFETY: As above; `list_del_rcu()` leaves `next` intact for concurrent readers.
@@ -125,8 +131,22 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
     // Before `del` returns, hence before the owner can start the grace period that frees
     // `ksym`: a walker that still reads the old count may dereference its cursor.
     REMOVALS.fetch_add(1, Release);
-    // After the removal: a reader that sees the new count no longer finds the symbol.
-    GENERATION.fetch_add(1, Release);
+    change_end();
+}
+
+/// Counts the start of a change: [`GENERATION`] is odd until [`change_end`]. Called under the
+/// writer lock, which serializes the counts, and which [`generation`] waits on while it is odd.
+fn change_begin() {
+    GENERATION.fetch_add(1, Relaxed);
+    // The count before the change's stores.
+    smp_mb(Write);
+}
+
+/// Counts the end of the change that [`change_begin`] started.
+fn change_end() {
+    // The change's stores before the count.
+    smp_mb(Write);
+    GENERATION.fetch_add(1, Relaxed);
 }
 
 /// How many symbols were removed so far.
@@ -134,11 +154,20 @@ pub(crate) fn removals(_rcu: &rcu::Guard) -> u64 {
     REMOVALS.load(Acquire)
 }
 
-/// How many times the registry changed: it grows after every addition and removal.
+/// How many times the registry changed, counted as a seqcount: each addition and removal counts
+/// once before it and once after it, so the count is odd while one is made.
 ///
-/// A lookup made after reading a count (`Acquire`) sees every change that count includes.
+/// The lookups made after reading a count (`Acquire`) see every change it includes; if a read
+/// after them (behind `smp_rmb()`) gives the same count, no change overlapped them. A change
+/// being made is waited for, on the writer lock (on `PREEMPT_RT` its writer may be preempted):
+/// the count returned is even. Process context only.
 pub(crate) fn generation() -> u64 {
-    GENERATION.load(Acquire)
+    let generation = GENERATION.load(Acquire);
+    if generation % 2 == 0 {
+        return generation;
+    }
+    let _writer = WRITER.lock();
+    GENERATION.load(Relaxed)
 }
 
 /// The symbol whose `[start, end]` holds `addr`, if any.
