@@ -79,7 +79,7 @@ static PROC_OPS: bindings::proc_ops = bindings::proc_ops {
     #[cfg(CONFIG_KALLSYMS_QUERY)]
     proc_ioctl: Some(bindings::kallsyms_ioctl),
     #[cfg(all(CONFIG_KALLSYMS_QUERY, CONFIG_COMPAT))]
-    proc_compat_ioctl: Some(bindings::compat_ptr_ioctl),
+    proc_compat_ioctl: bindings::compat_ptr_ioctl,
     // SAFETY: All zeroes is a valid `proc_ops`: no flags, no other operation.
     ..unsafe { core::mem::zeroed() }
 };

@@ -180,22 +180,27 @@ impl Answer {
             )
         };
         // vmlinux was answered above: a symbol without a module is a BPF image registered since
-        // the lookup above, which the generation read before does not count yet, so neither
-        // does the answer.
+        // the lookup above. That moved the BPF count, so the caller's check looks up again.
         if found.is_null() || modname.is_null() {
             return Err(ENOENT);
         }
         self.name_len = name.iter().position(|&b| b == 0).ok_or(ENOENT)? + 1;
         self.start = addr - offset;
         self.size = size;
-        // SAFETY: `kallsyms_lookup` set `modname` to the NUL-terminated name of a module that
-        // stays loaded while `_rcu` is held.
+        // SAFETY: `kallsyms_lookup` set `modname` to the NUL-terminated name of a module (or of
+        // ftrace's record of one) that stays allocated while `_rcu` is held.
         let owner = unsafe { CStr::from_char_ptr(modname) };
         self.set_owner(owner.to_bytes());
         self.kind = match module_at(addr) {
             Some(ModuleState::Going) if rules.skip_going => return Err(ENOENT),
             Some(_) => bindings::kallsyms_sym_kind_KALLSYMS_SYM_MODULE,
-            // Not module memory: a freed init function that ftrace still names.
+            // Not module memory: a freed init function that ftrace still names, until its
+            // module's unload releases the names, which it does while the module is going:
+            // gone with the module's other symbols.
+            // SAFETY: `modname` is valid while `_rcu` is held (see above).
+            None if rules.skip_going && unsafe { module_named_going(modname) } => {
+                return Err(ENOENT)
+            }
             None => bindings::kallsyms_sym_kind_KALLSYMS_SYM_MODULE_INIT,
         };
         Ok(())
@@ -241,13 +246,12 @@ impl Answer {
         } else {
             bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_SUBPROG
         };
-        // The id is written after the subprograms' symbols are added (`bpf_prog_alloc_id()`)
-        // and zeroed when the program is put (`bpf_prog_free_id()`) with plain C stores, while
-        // the symbol may be read here: the read races with them, as the BPF core's own lockless
-        // readers of the id do. It relies on what they rely on, that an aligned `u32` store is
-        // not torn: the value is the old id or the new one (0 while the program goes).
-        // SAFETY: `main` is a valid `bpf_prog_aux` (see above); the field is aligned and only
-        // read, once, through the atomic, which cannot tear it either.
+        // The id is set after the subprograms' symbols are added (`bpf_prog_alloc_id()`) and
+        // cleared when the program is put (`bpf_prog_free_id()`), while the symbol may be read
+        // here; both stores are `WRITE_ONCE()`, so this marked load is not a data race: it
+        // reads the old id or the new one (0 while the program goes).
+        // SAFETY: `main` is a valid `bpf_prog_aux` (see above) whose `id` is aligned and only
+        // written with marked stores; it is only read here, once, through the atomic.
         self.prog_id = unsafe { Atomic::from_ptr(&raw mut (*main).id) }.load(Relaxed);
     }
 }
@@ -355,23 +359,56 @@ fn module_at(addr: usize) -> Option<ModuleState> {
     if m.is_null() {
         return None;
     }
-    // The load and unload paths write the state with plain C stores, some under `module_mutex`
-    // and some not, while a reader under RCU looks: the read races with them, as the module
-    // core's own lockless readers do (`__module_address()` reads it plainly). It relies on what
-    // they rely on, that an aligned store of the enum is not torn: the old state or the new one.
-    // SAFETY: `m` is a module that is not freed meanwhile (see above); the field is aligned, and
-    // only read, once, through the atomic.
-    let state = unsafe { Atomic::from_ptr(&raw mut (*m).state) }.load(Relaxed);
-    Some(if state == bindings::module_state_MODULE_STATE_GOING {
+    // SAFETY: As above.
+    Some(if unsafe { state_going(m) } {
         ModuleState::Going
     } else {
         ModuleState::Present
     })
 }
 
+/// Whether module `m` is going.
+///
+/// # Safety
+///
+/// `m` is a module that stays allocated for the duration of the call.
+#[cfg(CONFIG_MODULES)]
+unsafe fn state_going(m: *mut bindings::module) -> bool {
+    // The loader changes the state while readers under RCU look, with `WRITE_ONCE()` in
+    // `module_set_state()`: this marked load reads the old state or the new one.
+    // SAFETY: `m` is allocated, per the safety requirements; `state` is aligned and only
+    // written with marked stores; it is only read here, once, through the atomic.
+    let state = unsafe { Atomic::from_ptr(&raw mut (*m).state) }.load(Relaxed);
+    state == bindings::module_state_MODULE_STATE_GOING
+}
+
+/// Whether the module named `name` is going or gone (not in the module list, or being freed).
+///
+/// # Safety
+///
+/// `name` is a NUL-terminated string; the caller holds the RCU read lock.
+#[cfg(CONFIG_MODULES)]
+unsafe fn module_named_going(name: *const c_char) -> bool {
+    // SAFETY: `name` is NUL-terminated and the RCU read lock keeps the list walk safe, per the
+    // safety requirements.
+    let m = unsafe { bindings::find_module(name) };
+    // SAFETY: A module found under the RCU read lock is not freed before it is released.
+    m.is_null() || unsafe { state_going(m) }
+}
+
 #[cfg(not(CONFIG_MODULES))]
 fn module_at(_addr: usize) -> Option<ModuleState> {
     None
+}
+
+/// Without modules, ftrace names no freed module init text.
+///
+/// # Safety
+///
+/// Nothing to uphold.
+#[cfg(not(CONFIG_MODULES))]
+unsafe fn module_named_going(_name: *const c_char) -> bool {
+    true
 }
 
 /// Whether a module symbol found at `addr` by a walk under `module_mutex` belongs to a module

@@ -2,7 +2,8 @@
 
 //! `KALLSYMS_QUERY_BY_ADDR_BATCH`: one call symbolizes an array of addresses.
 //!
-//! C header: [`include/uapi/linux/fs.h`](srctree/include/uapi/linux/fs.h)
+//! C headers: [`include/uapi/linux/kallsyms_query.h`](srctree/include/uapi/linux/kallsyms_query.h),
+//! [`include/linux/kallsyms_query.h`](srctree/include/linux/kallsyms_query.h)
 //!
 //! What one call costs the kernel is bounded whatever the caller asks: at most
 //! `KALLSYMS_QUERY_BATCH_MAX` entries, each one lookup as a single `BY_ADDR` (for vmlinux a
@@ -19,6 +20,11 @@
 //! Entries are answered in order. What stops one (its strings do not fit in the name buffer, a
 //! fault, bytes it must not have) ends the call early with the count of entries answered before
 //! it, so the caller continues from there; only for the first entry is it the call's error.
+//!
+//! Each block's lookups are checked against the call's generation snapshot before its answers
+//! are written: if a change overlapped them, the block is dropped and the call ends before it
+//! (or, for the first block, looks up again under a new snapshot), so every answer the call
+//! returns holds for its generation.
 
 use crate::{
     answer::{
@@ -27,8 +33,10 @@ use crate::{
         Rules, //
     },
     buf_len,
+    generation::Snapshot,
     kernel_addr,
     user_addr,
+    Checked,
     IdRule,
     Query,
     NAME_LEN,
@@ -85,7 +93,9 @@ impl UserRange {
 /// Entries a round reads, answers and writes back together: the user accesses of a block are one
 /// copy of its strings, and one access window each that reads its addresses and writes its
 /// answers, rather than three copies per entry.
-const BLOCK: usize = 16;
+///
+/// The most that the C seams take per call (`KALLSYMS_QUERY_BLOCK_MAX`).
+const BLOCK: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_BLOCK_MAX);
 /// The room for a block's strings; an entry that finds less than [`ENTRY_ROOM`] left (the most
 /// its strings can take) ends its block early, and starts the next.
 const BLOCK_NAMES: usize = 2048;
@@ -139,6 +149,8 @@ struct Lookup<'a> {
     ids: &'a mut IdRule,
     /// Entries in address order reach each vmlinux name from the one before.
     cursor: Cursor,
+    /// What the answers must hold for.
+    snapshot: Snapshot,
 }
 
 /// How an entry ended.
@@ -155,17 +167,21 @@ enum Outcome {
 enum Stop {
     /// The entry's strings do not fit in what is left of the name buffer.
     Full,
+    /// A change overlapped the block's lookups: none of its answers was written.
+    Changed,
     Error(Error),
 }
 
-/// Answers the batch described by `q`, whose struct is `size` bytes at `uarg`.
+/// Answers the batch described by `q`, whose struct is `size` bytes at `uarg`, under the
+/// generation `snapshot`.
 pub(crate) fn by_addr_batch(
     q: &mut Query,
     uarg: usize,
     size: usize,
     rules: &Rules,
     ids: &mut IdRule,
-) -> Result {
+    snapshot: Snapshot,
+) -> Result<Checked> {
     if q.sym_addr != 0 || q.sym_name_size == 0 || q.batch_count == 0 {
         return Err(EINVAL);
     }
@@ -197,6 +213,7 @@ pub(crate) fn by_addr_batch(
         rules,
         ids,
         cursor: Cursor::new(),
+        snapshot,
     };
     let mut done = 0;
     while done < count {
@@ -208,6 +225,7 @@ pub(crate) fn by_addr_batch(
         match stop {
             None => {}
             Some(Stop::Full) if done == 0 => return Err(ENAMETOOLONG),
+            Some(Stop::Changed) if done == 0 => return Ok(Checked::Changed),
             Some(Stop::Error(e)) if done == 0 => return Err(e),
             // The next call starts at the entry that stopped this one, and gets its error then.
             Some(_) => break,
@@ -218,7 +236,7 @@ pub(crate) fn by_addr_batch(
     // Both fit their fields: `done <= count`, a `__u32`; `used <= names_len`.
     q.batch_count = u32::try_from(done).map_err(|_| E2BIG)?;
     q.sym_name_size = u64::from_safe_cast(names.used);
-    Ok(())
+    Ok(Checked::Yes)
 }
 
 /// Answers up to `n` (at most [`BLOCK`]) entries from `first`: reads their addresses, looks each
@@ -259,6 +277,11 @@ fn answer_block(
         }
         work.names_end[answered] = staged;
         answered += 1;
+    }
+    // The block's errors included, which may be a change's doing too. The call ends before the
+    // block (or starts again, if it is the first): nothing uses what it left in `names`.
+    if lookup.snapshot.changed() {
+        return (0, Some(Stop::Changed));
     }
 
     // The strings, then the answers that point into them.

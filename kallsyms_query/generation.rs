@@ -1,99 +1,111 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The generation: a number that changes whenever the set of symbols the query answers changes.
+//! The generation: a number under which two answers to the same question never differ.
 //!
 //! C headers: [`include/linux/bpf.h`](srctree/include/linux/bpf.h),
-//! [`include/linux/module.h`](srctree/include/linux/module.h)
+//! [`include/linux/kallsyms_query.h`](srctree/include/linux/kallsyms_query.h)
 //!
-//! It is the sum of two counts that only grow, the BPF registry's changes
-//! (`bpf_ksym_generation()`, which both registries keep) and the module notifications that change
-//! what the query answers, counted here, times two, plus one while BPF symbols are shown
-//! (`bpf_jit_kallsyms` on and no JIT hardening): turning them off and on changes every BPF
-//! answer. Each count grows after its change is visible to lookups, and [`generation`] is read
-//! before a lookup, so an answer is at least as new as the generation returned with it.
+//! It is `B + M + S`: `B` the BPF registry's change count (`bpf_ksym_generation()`, which both
+//! registries keep), `M` the module loader's count of changes to what kallsyms lookups find in
+//! modules (`module_kallsyms_generation()`: a module's state, its switch to core symbols, its
+//! init text leaving the module tree), and `S` 1 while BPF symbols are shown (`bpf_jit_kallsyms`
+//! on and no JIT hardening), else 0. Both counts are seqcounts: each change counts once before
+//! it is made and once after, so they are odd while one is made; the functions that read them
+//! wait for such a change, on its writer's lock, and return even counts.
 //!
-//! A module's symbols appear when it becomes `MODULE_STATE_COMING`, before the notification;
-//! they disappear for version-2 callers when it becomes `MODULE_STATE_GOING` (the lookups skip
-//! modules in that state, `answer.rs`), also before the notification. Both notifications count.
-//! Not counted, and documented in the uapi header: a module's init symbols going when its init
-//! memory is freed, and a load that fails after the module became `MODULE_STATE_COMING`, in
-//! livepatch or in a COMING notifier (this notifier then gets no notification, or
-//! `MODULE_STATE_GOING` before the module goes). None leaves code at the addresses concerned.
+//! A call reads a [`Snapshot`], both counts as they stood at one instant (the BPF count is read
+//! again after the module count, until it did not move), looks up, and asks
+//! [`Snapshot::changed`]: if a count moved meanwhile, a change overlapped the lookups, and the
+//! call looks up again under a new snapshot. Since both counts only grow and each snapshot is
+//! one instant's, calls that return the same generation read the same counts. So every
+//! answer returned with a generation is the answer any lookup made while the generation stood
+//! would give: a cache keyed on it is never contradicted by a later answer under the same value.
+//! The one field outside it is a BPF program's id, which its load sets and its last reference
+//! clears while its symbols can be found (the uapi header says why that cannot mislead).
+//!
+//! `S` makes hiding BPF symbols change the generation: the lookups of a call use the setting read
+//! with the snapshot, never a second read. It also makes the value go down by one when symbols
+//! are hidden: the generation is compared for equality only.
 
-#[cfg(CONFIG_MODULES)]
-use kernel::num::casts::u32_as_usize;
 use kernel::{
     bindings,
-    prelude::*,
-    sync::atomic::{
-        Acquire,
-        Atomic,
-        Release, //
+    sync::barrier::{
+        smp_mb,
+        Read, //
     },
 };
 
-/// Module notifications that changed what the query answers.
-static MODULE_CHANGES: Atomic<u64> = Atomic::new(0);
-
-/// The current generation, and whether BPF symbols are shown; read them before the lookups they
-/// stand for, and make those lookups show BPF symbols as the second says: a second read of the
-/// setting could disagree with the generation's bit.
-pub(crate) fn read() -> (u64, bool) {
-    // SAFETY: Always safe to call.
-    let bpf = unsafe { bindings::bpf_ksym_generation() };
-    // SAFETY: Always safe to call.
-    let shown = unsafe { bindings::bpf_jit_kallsyms_enabled() };
-    let generation = (bpf.wrapping_add(MODULE_CHANGES.load(Acquire)) << 1) | u64::from(shown);
-    (generation, shown)
+/// The counts a call's lookups are made under.
+#[derive(Clone, Copy)]
+pub(crate) struct Snapshot {
+    bpf: u64,
+    modules: u64,
+    /// Whether BPF symbols are shown: the lookups must show them as this says.
+    pub(crate) bpf_shown: bool,
 }
 
-/// Counts a module's arrival and departure.
-///
-/// # Safety
-///
-/// Called by the module notifier chain.
+/// The module loader's count.
 #[cfg(CONFIG_MODULES)]
-unsafe extern "C" fn module_event(
-    _nb: *mut bindings::notifier_block,
-    action: c_ulong,
-    _data: *mut c_void,
-) -> c_int {
-    if action == u32_as_usize(bindings::module_state_MODULE_STATE_COMING)
-        || action == u32_as_usize(bindings::module_state_MODULE_STATE_GOING)
-    {
-        // After the state change the notification reports: see the module docs.
-        MODULE_CHANGES.fetch_add(1, Release);
+fn module_count() -> u64 {
+    // SAFETY: Always safe to call.
+    unsafe { bindings::module_kallsyms_generation() }
+}
+
+/// No modules, no changes.
+#[cfg(not(CONFIG_MODULES))]
+fn module_count() -> u64 {
+    0
+}
+
+/// The BPF registry's count.
+fn bpf_count() -> u64 {
+    // SAFETY: Always safe to call.
+    unsafe { bindings::bpf_ksym_generation() }
+}
+
+impl Snapshot {
+    /// The counts as they stood at one instant, neither in the middle of a change. Both are read
+    /// with acquire: the lookups after this see every change they include.
+    pub(crate) fn read() -> Self {
+        let mut bpf = bpf_count();
+        loop {
+            let modules = module_count();
+            // Both at the instant the module count was read: the BPF count did not move around it.
+            smp_mb(Read);
+            let again = bpf_count();
+            if again == bpf {
+                // SAFETY: Always safe to call.
+                let bpf_shown = unsafe { bindings::bpf_jit_kallsyms_enabled() };
+                return Self {
+                    bpf,
+                    modules,
+                    bpf_shown,
+                };
+            }
+            bpf = again;
+        }
     }
-    bindings::NOTIFY_DONE as c_int
-}
 
-/// The module notifier's block, which the chain links and reads.
-#[cfg(CONFIG_MODULES)]
-struct NotifierBlock(kernel::types::Opaque<bindings::notifier_block>);
+    /// The generation: see the module documentation.
+    pub(crate) fn value(self) -> u64 {
+        self.bpf
+            .wrapping_add(self.modules)
+            .wrapping_add(u64::from(self.bpf_shown))
+    }
 
-// SAFETY: The chain writes the block's link under its own lock; this module never touches it
-// after registering it.
-#[cfg(CONFIG_MODULES)]
-unsafe impl Sync for NotifierBlock {}
+    /// Whether a change started since [`Snapshot::read`]: call it after the lookups, whose
+    /// answers hold for [`Snapshot::value`] only if it says no.
+    pub(crate) fn changed(self) -> bool {
+        // The lookups' loads before the counts'.
+        smp_mb(Read);
+        bpf_count() != self.bpf || module_count() != self.modules
+    }
 
-#[cfg(CONFIG_MODULES)]
-static MODULE_NB: NotifierBlock =
-    NotifierBlock(kernel::types::Opaque::new(bindings::notifier_block {
-        notifier_call: Some(module_event),
-        next: core::ptr::null_mut(),
-        priority: 0,
-    }));
-
-/// Starts counting module changes.
-///
-/// # Safety
-///
-/// Called once.
-pub(crate) unsafe fn init() {
-    #[cfg(CONFIG_MODULES)]
-    {
-        // SAFETY: `MODULE_NB` is static and registered once, per the safety requirements; the
-        // registration cannot fail.
-        unsafe { bindings::register_module_notifier(MODULE_NB.0.get()) };
+    /// [`Snapshot::changed`] for lookups of module symbols only (`BY_SYMBOL`), which BPF
+    /// changes cannot touch: they would only make such a lookup, a walk over every module
+    /// symbol, start again needlessly while programs come and go.
+    pub(crate) fn modules_changed(self) -> bool {
+        smp_mb(Read);
+        module_count() != self.modules
     }
 }

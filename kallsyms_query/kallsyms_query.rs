@@ -2,11 +2,12 @@
 
 //! `KALLSYMS_QUERY`: point queries on `/proc/kallsyms`.
 //!
-//! C headers: [`include/uapi/linux/fs.h`](srctree/include/uapi/linux/fs.h),
+//! C headers: [`include/uapi/linux/kallsyms_query.h`](srctree/include/uapi/linux/kallsyms_query.h),
 //! [`include/linux/kallsyms_query.h`](srctree/include/linux/kallsyms_query.h)
 //!
 //! `kernel/kallsyms.c` owns the `proc_ops` seam and calls [`kallsyms_query`] with the user's
-//! `struct kallsyms_query`. Every error is one of the errnos the uapi header documents.
+//! `struct kallsyms_query`. The uapi header's kernel-doc is the interface's contract; every error
+//! is one of the errnos it lists.
 //!
 //! - [`answer`] finds the symbol that covers an address, for the single and the batched query.
 //! - [`batch`] answers `KALLSYMS_QUERY_BY_ADDR_BATCH`.
@@ -68,6 +69,8 @@ const NAME_LEN: usize = casts::u32_as_usize(bindings::KSYM_NAME_LEN);
 const NAME_COUNT: c_long = bindings::KSYM_NAME_LEN as c_long;
 
 static_assert!(size_of::<Query>() == SIZE_VER2);
+// The uapi promises that many bytes hold any name.
+static_assert!(NAME_LEN == casts::u32_as_usize(bindings::KALLSYMS_QUERY_NAME_LEN));
 
 /// The length of the array that `field` selects in a `T`, known without a `T` at hand.
 const fn array_len<T, U, const N: usize>(_field: fn(&T) -> &[U; N]) -> usize {
@@ -153,17 +156,6 @@ pub unsafe extern "C" fn kallsyms_query(show_value: bool, uarg: *mut c_void) -> 
     }
 }
 
-/// Starts counting module changes for the generation; `kallsyms_init()` calls it once at boot.
-///
-/// # Safety
-///
-/// Called once.
-#[export]
-pub unsafe extern "C" fn kallsyms_query_init() {
-    // SAFETY: Called once, per the safety requirements.
-    unsafe { generation::init() };
-}
-
 /// Which fields of the struct the caller knows, from its size.
 #[derive(Clone, Copy, PartialEq)]
 enum Version {
@@ -194,6 +186,40 @@ impl Version {
     }
 }
 
+/// Whether a mode's lookups were checked against the generation's snapshot.
+#[derive(Clone, Copy)]
+pub(crate) enum Checked {
+    /// Not yet: the caller checks.
+    No,
+    /// Not yet, and only module symbols were looked up.
+    Modules,
+    /// They hold for the snapshot.
+    Yes,
+    /// A change overlapped them and nothing was written back: look up again.
+    Changed,
+}
+
+/// The query mode, as `query_flags` selects it.
+#[derive(Clone, Copy)]
+enum Mode {
+    BySymbol,
+    ByAddr,
+    Batch,
+    Generation,
+}
+
+impl Mode {
+    /// How far the mode's errors are checked against the snapshot: as its answers, but for a
+    /// batch, whose blocks check their errors too.
+    fn checked_errors(self) -> Checked {
+        match self {
+            Self::BySymbol => Checked::Modules,
+            Self::ByAddr => Checked::No,
+            Self::Batch | Self::Generation => Checked::Yes,
+        }
+    }
+}
+
 fn query(show_value: bool, uarg: *mut c_void) -> Result {
     if !show_value {
         return Err(EPERM);
@@ -208,48 +234,109 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     }
     // Bytes of a larger user struct beyond ours must be zero (`E2BIG` otherwise); a smaller one
     // leaves the newer fields zero.
-    let UserQuery(mut q) = UserSlice::new(uarg, size).reader().read_struct()?;
+    let UserQuery(input) = UserSlice::new(uarg, size).reader().read_struct()?;
     let ver = Version::of(size);
-    if ver != Version::V2 {
-        // A size between versions 1 and 2: version 1 with bytes we do not know, which the
-        // version-2 fields must not be read from.
-        q.generation = 0;
-        q.sym_prog_id = 0;
-        q.sym_kind = 0;
-        q.sym_subprog = 0;
-        q.batch_addr = 0;
-        q.batch_count = 0;
-        q.batch_entry_size = 0;
+    // So must the bytes of a size between two versions past the older one's fields: they are
+    // the newer version's, which this caller does not have.
+    if UserQuery(input).as_bytes()[ver.len()..size.min(SIZE_VER2)]
+        .iter()
+        .any(|&b| b != 0)
+    {
+        return Err(E2BIG);
     }
     // The new version's inputs must be zero where they are not used: a mode that reads them
     // later cannot be mistaken for one that ignored them.
-    let batch_inputs = q.batch_addr != 0 || q.batch_count != 0 || q.batch_entry_size != 0;
-    // Before any lookup: an answer is at least as new as its generation.
-    let (generation, bpf_shown) = generation::read();
-    let rules = answer::Rules {
-        bpf_shown,
-        skip_going: ver == Version::V2,
-    };
-    let mut ids = IdRule::new(ver);
-    match u32::try_from(q.query_flags) {
+    let batch_inputs =
+        input.batch_addr != 0 || input.batch_count != 0 || input.batch_entry_size != 0;
+    let mode = match u32::try_from(input.query_flags) {
         Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_SYMBOL) if !batch_inputs => {
-            by_symbol(&mut q, ver)?
+            Mode::BySymbol
         }
-        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) if !batch_inputs => {
-            by_addr(&mut q, &rules, &mut ids)?
-        }
+        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) if !batch_inputs => Mode::ByAddr,
         Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR_BATCH) if ver == Version::V2 => {
-            batch::by_addr_batch(&mut q, uarg.as_const_ptr().addr(), size, &rules, &mut ids)?
+            Mode::Batch
         }
         Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_GENERATION)
             if ver == Version::V2
                 && !batch_inputs
-                && q.sym_name_addr == 0
-                && q.sym_addr == 0
-                && q.sym_name_size == 0 => {}
+                && input.sym_name_addr == 0
+                && input.sym_addr == 0
+                && input.sym_name_size == 0 =>
+        {
+            Mode::Generation
+        }
         _ => return Err(EINVAL),
+    };
+    let mut ids = IdRule::new(ver);
+    // BY_ADDR's name, copied to the user once the lookup is known to hold.
+    let mut name = [0; NAME_LEN];
+    let (q, name_len) = loop {
+        // Every output field of the caller's version is written: the mode's answer, else 0.
+        let mut q = Query {
+            sym_start: 0,
+            sym_size: 0,
+            sym_owner: [0; OWNER_LEN],
+            generation: 0,
+            sym_prog_id: 0,
+            sym_kind: 0,
+            sym_subprog: 0,
+            ..input
+        };
+        // Before the lookups, whose answers then include every change it counts.
+        let snapshot = generation::Snapshot::read();
+        let rules = answer::Rules {
+            bpf_shown: snapshot.bpf_shown,
+            skip_going: ver == Version::V2,
+        };
+        let mut name_len = 0;
+        let found = match mode {
+            Mode::BySymbol => by_symbol(&mut q, ver).map(|()| Checked::Modules),
+            Mode::ByAddr => by_addr(&mut q, &rules, &mut ids, &mut name).map(|len| {
+                name_len = len;
+                Checked::No
+            }),
+            // The batch checks each block against the snapshot before it writes its answers.
+            Mode::Batch => batch::by_addr_batch(
+                &mut q,
+                uarg.as_const_ptr().addr(),
+                size,
+                &rules,
+                &mut ids,
+                snapshot,
+            ),
+            Mode::Generation => Ok(Checked::Yes),
+        };
+        // An error holds under the snapshot as an answer does: a lookup that overlapped a
+        // change is made again whatever it found. Versions 0 and 1 have no generation.
+        let checked = match found {
+            Ok(checked) => checked,
+            Err(_) => mode.checked_errors(),
+        };
+        let retry = ver == Version::V2
+            && match checked {
+                Checked::Changed => true,
+                Checked::Yes => false,
+                Checked::Modules => snapshot.modules_changed(),
+                Checked::No => snapshot.changed(),
+            };
+        if !retry {
+            found?;
+            q.generation = snapshot.value();
+            break (q, name_len);
+        }
+        // Symbols that change all the time must not hold the caller forever.
+        if kernel::current!().signal_pending() {
+            return Err(ERESTARTSYS);
+        }
+        // SAFETY: Called from the ioctl, in process context, holding no lock.
+        unsafe { bindings::cond_resched() };
+    };
+    if name_len > 0 {
+        let dst = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
+        UserSlice::new(dst, name_len)
+            .writer()
+            .write_slice(&name[..name_len])?;
     }
-    q.generation = generation;
     // Write back the fields of the caller's version, nothing past them.
     let len = ver.len();
     let q = UserQuery(q);
@@ -286,13 +373,17 @@ impl IdRule {
 }
 
 /// Whether the caller may see BPF program ids: the rule of `BPF_PROG_GET_FD_BY_ID` and
-/// `BPF_PROG_GET_NEXT_ID`, `CAP_SYS_ADMIN` in the initial user namespace. Checked without the
-/// audit record a denial would leave for every query, and without marking the task as having
-/// used its privilege (`PF_SUPERPRIV`): nothing is granted, an id is only shown.
+/// `BPF_PROG_GET_NEXT_ID`, `capable(CAP_SYS_ADMIN)`: the capability in the initial user
+/// namespace, in the calling task's effective credentials. Checked without the audit record a
+/// denial would leave for every query: nothing is granted, an id is only shown. A success marks
+/// the task as having used a privilege (`PF_SUPERPRIV`), as `capable()` does.
 fn may_see_ids() -> bool {
-    // SAFETY: `get_current()` is the calling task, valid for the duration of the call.
+    // SAFETY: `init_user_ns` is the initial user namespace, which lives forever.
     unsafe {
-        bindings::has_capability_noaudit(bindings::get_current(), bindings::CAP_SYS_ADMIN as c_int)
+        bindings::ns_capable_noaudit(
+            &raw mut bindings::init_user_ns,
+            bindings::CAP_SYS_ADMIN as c_int,
+        )
     }
 }
 
@@ -301,13 +392,6 @@ fn by_symbol(q: &mut Query, ver: Version) -> Result {
     if q.sym_addr != 0 || q.sym_name_size != 0 {
         return Err(EINVAL);
     }
-    // The version-1 and -2 answer fields describe BY_ADDR results only.
-    q.sym_start = 0;
-    q.sym_size = 0;
-    q.sym_owner = [0; OWNER_LEN];
-    q.sym_kind = 0;
-    q.sym_prog_id = 0;
-    q.sym_subprog = 0;
     let src = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
     // `UserSliceReader::strcpy_into_buf()` cannot tell a name of `NAME_LEN` characters (too
     // long) from one of `NAME_LEN - 1` without reading one byte more, which may fault at the end
@@ -417,22 +501,26 @@ fn module_address(name: &CStr, skip_going: bool) -> Result<usize> {
     Ok(addr)
 }
 
-/// `KALLSYMS_QUERY_BY_ADDR`: the symbol that covers `sym_addr`, as `%pS` finds it.
-fn by_addr(q: &mut Query, rules: &answer::Rules, ids: &mut IdRule) -> Result {
+/// `KALLSYMS_QUERY_BY_ADDR`: the symbol that covers `sym_addr`, as `%pS` finds it. Its name goes
+/// to `name`, for the caller to copy to the user once it knows the answer holds: the length,
+/// NUL included.
+fn by_addr(
+    q: &mut Query,
+    rules: &answer::Rules,
+    ids: &mut IdRule,
+    name: &mut answer::NameBuf,
+) -> Result<usize> {
     if q.sym_name_size == 0 {
         return Err(EINVAL);
     }
     let addr = kernel_addr(q.sym_addr)?;
     let mut a = Answer::new();
-    let mut name = [0; NAME_LEN];
-    a.lookup(addr, rules, &mut answer::Cursor::new(), &mut name)?;
+    a.lookup(addr, rules, &mut answer::Cursor::new(), name)?;
     if buf_len::<usize>(q.sym_name_size) < a.name_len {
         return Err(ENAMETOOLONG);
     }
-    let dst = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
-    UserSlice::new(dst, a.name_len)
-        .writer()
-        .write_slice(a.name(&name))?;
+    // Checked before the answer is used, as the copy after the lookups would.
+    user_addr::<usize>(q.sym_name_addr)?;
     q.sym_name_size = u64::from_safe_cast(a.name_len);
     q.sym_start = u64::from_safe_cast(a.start);
     q.sym_size = u64::from_safe_cast(a.size);
@@ -442,5 +530,5 @@ fn by_addr(q: &mut Query, rules: &answer::Rules, ids: &mut IdRule) -> Result {
     q.sym_kind = a.kind;
     q.sym_prog_id = u64::from(ids.filter(a.prog_id));
     q.sym_subprog = a.subprog;
-    Ok(())
+    Ok(a.name_len)
 }

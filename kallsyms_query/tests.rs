@@ -94,6 +94,17 @@ mod cases {
         assert_eq!(Version::V2.len(), size_of::<Query>());
     }
 
+    /// `UserSliceReader::read_struct()` refuses a slice over a page before it reads a byte: the
+    /// address here is one no task can have mapped, which a read would fault on (`EFAULT`).
+    #[test]
+    fn read_struct_over_a_page_is_e2big_unread() {
+        let bad = UserPtr::from_addr(usize::MAX - PAGE_SIZE);
+        let read = |len| UserSlice::new(bad, len).reader().read_struct::<UserQuery>();
+        assert!(matches!(read(PAGE_SIZE + 1), Err(e) if e == E2BIG));
+        assert!(matches!(read(usize::MAX), Err(e) if e == E2BIG));
+        assert!(matches!(read(SIZE_VER2), Err(e) if e == EFAULT));
+    }
+
     /// Arrays overlap when they share a byte; touching is fine.
     #[test]
     fn user_ranges_overlap_when_they_share_a_byte() {

@@ -8,12 +8,10 @@
 
 #include <linux/compiler_types.h>
 #include <linux/types.h>
+#include <uapi/linux/kallsyms_query.h>
 
 /* Answers one KALLSYMS_QUERY ioctl; @show_value: may the opener see addresses. */
 long kallsyms_query(bool show_value, void __user *uarg);
-
-/* Called once by kallsyms_init(): starts counting module changes. */
-void kallsyms_query_init(void);
 
 /* Shims to kallsyms internals (kernel/kallsyms.c). */
 int kallsyms_query_find_names(const char *name, unsigned int *start, unsigned int *end);
@@ -39,7 +37,15 @@ int kallsyms_query_lookup_vmlinux(unsigned long addr,
 				  unsigned long *symbolsize,
 				  unsigned long *offset, char *namebuf);
 
-struct kallsyms_query_addr;
+/*
+ * The most entries kallsyms_query_get_addrs() and kallsyms_query_put_answers()
+ * take per call. Both also need a @stride of at least
+ * sizeof(struct kallsyms_query_addr) and at most KALLSYMS_QUERY_ADDR_SIZE_MAX
+ * (no more than a page, so that a walk over the entries in one access window
+ * cannot step over the guard page past the user's addresses); they do nothing
+ * (and warn) otherwise.
+ */
+#define KALLSYMS_QUERY_BLOCK_MAX 16
 
 /*
  * The addr of each of @n KALLSYMS_QUERY_BY_ADDR_BATCH entries at @entries,

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <linux/fs.h>
+#include <linux/kallsyms_query.h>
 
 static const char *explain(int err)
 {

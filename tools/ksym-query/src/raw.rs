@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-//! The uapi of `KALLSYMS_QUERY` (include/uapi/linux/fs.h), as this tool speaks it: version 2 of
-//! `struct kallsyms_query` and `struct kallsyms_query_addr`.
+//! The uapi of `KALLSYMS_QUERY` (include/uapi/linux/kallsyms_query.h), as this tool speaks it:
+//! version 2 of `struct kallsyms_query` and `struct kallsyms_query_addr`.
 
 use std::ffi::{c_int, c_ulong};
 use std::fs::File;

@@ -18,7 +18,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
-#include <linux/fs.h>
+#include <linux/kallsyms_query.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
