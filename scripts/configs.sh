@@ -22,9 +22,15 @@ declare -A CHANGE=(
 	[no-initrd]='# CONFIG_BLK_DEV_INITRD is not set'
 	[cfi]=$'CONFIG_CFI=y\nCONFIG_CFI_ICALL_NORMALIZE_INTEGERS=y\n# CONFIG_X86_KERNEL_IBT is not set'
 	[kdb]=$'CONFIG_KGDB=y\nCONFIG_KGDB_KDB=y'
+	# No users or groups: the capability checks are inlines that grant everything.
+	[no-multiuser]=$'CONFIG_EXPERT=y\n# CONFIG_MULTIUSER is not set'
+	# Modules that never go: the module loader's unload code is not built.
+	[no-module-unload]='# CONFIG_MODULE_UNLOAD is not set'
+	# 32-bit callers: /proc/kallsyms gets a compat_ioctl.
+	[compat]='CONFIG_IA32_EMULATION=y'
 )
 ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-iter-sections no-rust
-	no-initrd cfi kdb)
+	no-initrd cfi kdb no-multiuser no-module-unload compat)
 # What each entry must have, or the line would claim a build of code that was
 # configured out (e.g. RUST dropped because rustc cannot do kCFI).
 both='RUST=y BPF_KSYM_RUST=y KALLSYMS_QUERY=y'
@@ -42,6 +48,9 @@ declare -A REQUIRE=(
 	[cfi]="$both CFI=y"
 	# kdb's symbol walk steps the Rust iterator (kallsyms_iter_update).
 	[kdb]="$both KGDB_KDB=y"
+	[no-multiuser]="$both BPF_KSYM_KUNIT_TEST=y KALLSYMS_QUERY_KUNIT_TEST=y"
+	[no-module-unload]="$both MODULES=y"
+	[compat]="$both COMPAT=y"
 )
 read -r -a names <<<"${CONFIGS:-${ORDER[*]}}"
 for n in "${names[@]}"; do

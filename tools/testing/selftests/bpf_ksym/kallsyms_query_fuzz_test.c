@@ -43,7 +43,7 @@ struct fuzz_case {
 	uint8_t buf_kind;	/* BUF_* (BY_ADDR output) */
 	uint8_t addr_kind;	/* ADDR_* */
 	uint8_t extra;		/* bytes past the struct we know: 0 zero, else that value */
-	uint8_t pad[3];		/* pad[0]: a batch's entry size */
+	uint8_t pad[3];		/* pad[0]: a batch's entry size; pad[1]: see version_len() */
 	uint32_t size;
 	uint32_t name_size;
 	uint64_t flags;
@@ -327,6 +327,20 @@ struct outcome {
 };
 
 /* Decode @c, make the call, judge the answer. */
+/*
+ * The fields a struct of @size bytes has: those of the newest version not
+ * larger. The bytes from there to @size must be zero (E2BIG otherwise): a
+ * non-zero pad[1] fills them.
+ */
+static size_t version_len(size_t size)
+{
+	if (size >= KALLSYMS_QUERY_SIZE_VER2)
+		return KALLSYMS_QUERY_SIZE_VER2;
+	if (size >= KALLSYMS_QUERY_SIZE_VER1)
+		return KALLSYMS_QUERY_SIZE_VER1;
+	return KALLSYMS_QUERY_SIZE_VER0;
+}
+
 static struct outcome run_case(const struct fuzz_case *cin)
 {
 	struct fuzz_case c = *cin;
@@ -376,6 +390,9 @@ static struct outcome run_case(const struct fuzz_case *cin)
 		if (c.buf_kind & 0x80)
 			q.sym_name_size = namesz;
 	}
+	if (c.pad[1] && size > version_len(size))
+		memset((char *)&q + version_len(size), c.pad[1],
+		       (size < sizeof(q) ? size : sizeof(q)) - version_len(size));
 	/*
 	 * The struct, then 256 bytes of @extra (what a newer caller's fields
 	 * would be), then zeroes: read-only, or 40 bytes before a hole.
@@ -414,6 +431,12 @@ static struct outcome run_case(const struct fuzz_case *cin)
 		if (p[i] != before[i]) {
 			o.wrong = 1;
 			o.why = "a success wrote past the struct's size";
+			return o;
+		}
+	for (i = version_len(size); i < (int)size && i < (int)span; i++)
+		if (before[i]) {
+			o.wrong = 1;
+			o.why = "success with non-zero bytes past the caller's version's fields";
 			return o;
 		}
 	if (size < KALLSYMS_QUERY_SIZE_VER0) {
@@ -473,7 +496,8 @@ static uint64_t next(void)
 static void structured(struct fuzz_case *c)
 {
 	static const uint32_t sizes[] = { 0, 1, 8, 39, 40, 41, 64, 111, 112, 113, 119, 120, 121,
-					   4095, 4096, 4097, 1 << 20, 152, 159, 160, 161, 160 };
+					   4095, 4096, 4097, 1 << 20, 152, 159, 160, 161, 160,
+					   128, 136, 144 };
 	static const uint64_t flags[] = { KALLSYMS_QUERY_BY_SYMBOL, KALLSYMS_QUERY_BY_ADDR,
 					   KALLSYMS_QUERY_BY_SYMBOL | KALLSYMS_QUERY_BY_ADDR, 0,
 					   0x10, 1ull << 63, KALLSYMS_QUERY_BY_ADDR_BATCH,
@@ -494,6 +518,7 @@ static void structured(struct fuzz_case *c)
 	/* Mostly the modes with arguments, then any. */
 	c->flags = flags[(r >> 52) % 8 < 6 ? modes[(r >> 52) % 3] : (r >> 55) % ARRAY_SIZE(flags)];
 	c->pad[0] = (uint8_t)next();
+	c->pad[1] = (r >> 58) % 4 ? 0 : (uint8_t)(r >> 8) | 1;
 	c->addr = next();
 }
 

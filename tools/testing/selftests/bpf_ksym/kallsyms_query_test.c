@@ -115,63 +115,63 @@ TEST(version0_callers_get_no_version1_fields)
 	close(fd);
 }
 
-/* Where @q differs from @fill at or past byte @from, or sizeof(*q) if nowhere. */
-static size_t changed_from(const struct kallsyms_query *q, size_t from, unsigned char fill)
-{
-	const unsigned char *p = (const void *)q;
-
-	while (from < sizeof(*q) && p[from] == fill)
-		from++;
-	return from;
-}
-
 /*
- * A size between versions 0 and 1 (112 and 119 here) is version 0 with bytes
- * the kernel does not know: the answer is the version-0 fields, and nothing
- * past them is written.
+ * A size between two versions is the older version, if the bytes past the
+ * older version's fields are zero (they are the newer version's, which the
+ * caller does not have): its fields are answered and nothing past them is
+ * written. A non-zero byte there is E2BIG, as past the newest version.
  */
-TEST(size_between_versions_gets_version0_fields)
+static void between_versions(struct __test_metadata *_metadata, int fd,
+			     unsigned long long addr, size_t older, size_t size)
 {
-	unsigned long long addr;
 	struct kallsyms_query q;
 	char name[512];
-	int fd = kq_fd();
-
-	ASSERT_LT(KALLSYMS_QUERY_SIZE_VER0, 112);
-	ASSERT_GT(KALLSYMS_QUERY_SIZE_VER1, 112);
-	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
 
 	memset(&q, 0xab, sizeof(q));
+	memset((char *)&q + older, 0, size - older);
 	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
-	q.sym_addr = addr;
+	q.sym_addr = addr + 1;
 	q.sym_name_addr = (unsigned long)name;
 	q.sym_name_size = sizeof(name);
-	ASSERT_EQ(0, kq(fd, &q, 112));
+	if (older > KALLSYMS_QUERY_SIZE_VER0)
+		memset(q.sym_owner, 0xab, sizeof(q.sym_owner));
+	ASSERT_EQ(0, kq(fd, &q, size)) TH_LOG("size %zu", size);
 	ASSERT_STREQ("bpf_user_rnd_u32", name);
 	ASSERT_EQ(strlen(name) + 1, q.sym_name_size);
-	ASSERT_EQ(sizeof(q), changed_from(&q, KALLSYMS_QUERY_SIZE_VER0, 0xab));
-
-	/*
-	 * BY_SYMBOL clears the version-1 fields of version-1 callers only; the
-	 * same for every size between the versions.
-	 */
-	for (size_t size = 112; size < KALLSYMS_QUERY_SIZE_VER1; size += 7) {
-		memset(&q, 0xab, sizeof(q));
-		q.query_flags = KALLSYMS_QUERY_BY_SYMBOL;
-		q.sym_name_addr = (unsigned long)"bpf_user_rnd_u32";
-		q.sym_addr = 0;
-		q.sym_name_size = 0;
-		ASSERT_EQ(0, kq(fd, &q, size));
-		ASSERT_EQ(addr, q.sym_addr);
-		ASSERT_EQ(sizeof(q), changed_from(&q, KALLSYMS_QUERY_SIZE_VER0, 0xab));
+	if (older > KALLSYMS_QUERY_SIZE_VER0) {
+		ASSERT_EQ(addr, q.sym_start);
+		ASSERT_STREQ("", q.sym_owner);
 	}
+	/* Nothing past the older version's fields: its zeroes, then 0xab. */
+	for (size_t i = older; i < sizeof(q); i++) {
+		ASSERT_EQ(i < size ? 0 : 0xab, ((unsigned char *)&q)[i])
+			TH_LOG("size %zu: byte %zu written", size, i);
+	}
+
+	/* Each byte the caller's version does not have must be zero. */
+	for (size_t i = older; i < size; i++) {
+		memset(&q, 0, sizeof(q));
+		q.query_flags = KALLSYMS_QUERY_BY_ADDR;
+		q.sym_addr = addr + 1;
+		q.sym_name_addr = (unsigned long)name;
+		q.sym_name_size = sizeof(name);
+		((unsigned char *)&q)[i] = 1;
+		ASSERT_EQ(-E2BIG, kq(fd, &q, size)) TH_LOG("size %zu: byte %zu set", size, i);
+	}
+}
+
+TEST(size_between_versions_0_and_1_gets_version0_fields)
+{
+	unsigned long long addr;
+	int fd = kq_fd();
+
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	for (size_t size = KALLSYMS_QUERY_SIZE_VER0 + 8; size < KALLSYMS_QUERY_SIZE_VER1;
+	     size += 24)
+		between_versions(_metadata, fd, addr, KALLSYMS_QUERY_SIZE_VER0, size);
 	close(fd);
 }
 
-/*
- * A size between versions 1 and 2 is version 1: sym_start, sym_size and
- * sym_owner are answered, and nothing from the generation on is written.
- */
 TEST(size_between_versions_1_and_2_gets_version1_fields)
 {
 	unsigned long long addr;
@@ -180,16 +180,10 @@ TEST(size_between_versions_1_and_2_gets_version1_fields)
 	int fd = kq_fd();
 
 	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
-	memset(&q, 0xab, sizeof(q));
-	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
-	q.sym_addr = addr + 1;
-	q.sym_name_addr = (unsigned long)name;
-	q.sym_name_size = sizeof(name);
-	ASSERT_EQ(0, kq(fd, &q, KALLSYMS_QUERY_SIZE_VER2 - 8));
-	ASSERT_STREQ("bpf_user_rnd_u32", name);
-	ASSERT_EQ(addr, q.sym_start);
-	ASSERT_STREQ("", q.sym_owner);
-	ASSERT_EQ(sizeof(q), changed_from(&q, KALLSYMS_QUERY_SIZE_VER1, 0xab));
+	/* 136 bytes: a struct of version 1 and 16 bytes of version 2. */
+	between_versions(_metadata, fd, addr, KALLSYMS_QUERY_SIZE_VER1, 136);
+	between_versions(_metadata, fd, addr, KALLSYMS_QUERY_SIZE_VER1,
+			 KALLSYMS_QUERY_SIZE_VER2 - 8);
 	/* Version 2: what the symbol is. */
 	memset(&q, 0, sizeof(q));
 	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
@@ -265,12 +259,88 @@ TEST(bad_sizes_and_flags)
 	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
 	big.q.query_flags = 0x10;
 	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
+	/* An unknown flag next to a valid mode. */
+	big.q.query_flags = KALLSYMS_QUERY_BY_SYMBOL | 0x100;
+	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
+	big.q.query_flags = KALLSYMS_QUERY_GENERATION | (1ULL << 63);
+	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
 	/* BY_SYMBOL wants sym_addr and sym_name_size zero on input. */
 	big.q.query_flags = KALLSYMS_QUERY_BY_SYMBOL;
 	big.q.sym_name_size = 8;
 	ASSERT_EQ(-EINVAL, kq(fd, &big.q, sizeof(big.q)));
 	/* BY_ADDR wants a buffer. */
 	ASSERT_EQ(-EINVAL, by_addr(fd, 0xffffffff81000000ULL, name, 0, NULL));
+	close(fd);
+}
+
+/*
+ * The command: read/write, 'f', 18, size bits of at least 40; the size bits
+ * are not the struct's size, which the kernel reads from the struct.
+ */
+TEST(ioctl_number_and_its_size_bits)
+{
+	struct kallsyms_query q = {
+		.size = sizeof(q),
+		.query_flags = KALLSYMS_QUERY_GENERATION,
+	};
+	int fd = kq_fd();
+
+	ASSERT_EQ(0x66, _IOC_TYPE(KALLSYMS_QUERY));
+	ASSERT_EQ(18, _IOC_NR(KALLSYMS_QUERY));
+	ASSERT_EQ(0, ioctl(fd, KALLSYMS_QUERY, &q));
+	ASSERT_EQ(0, ioctl(fd, _IOWR('f', 18, char[KALLSYMS_QUERY_SIZE_VER0]), &q));
+	ASSERT_EQ(0, ioctl(fd, _IOWR('f', 18, char[4096]), &q));
+	ASSERT_EQ(-1, ioctl(fd, _IOWR('f', 18, char[KALLSYMS_QUERY_SIZE_VER0 - 1]), &q));
+	ASSERT_EQ(ENOTTY, errno);
+	ASSERT_EQ(-1, ioctl(fd, _IOR('f', 18, struct kallsyms_query), &q));
+	ASSERT_EQ(ENOTTY, errno);
+	ASSERT_EQ(-1, ioctl(fd, _IOWR('g', 18, struct kallsyms_query), &q));
+	ASSERT_EQ(ENOTTY, errno);
+	ASSERT_EQ(-1, ioctl(fd, _IOWR('f', 17, struct kallsyms_query), &q));
+	ASSERT_EQ(ENOTTY, errno);
+	close(fd);
+}
+
+/* A failed call writes nothing to the struct: no size needed, no count. */
+TEST(a_failed_call_leaves_the_struct_as_it_was)
+{
+	struct kallsyms_query_addr e[2] = {};
+	unsigned long long addr;
+	struct kallsyms_query q, before;
+	char name[4];
+	int fd = kq_fd();
+
+	ASSERT_EQ(0, by_name(fd, "bpf_user_rnd_u32", &addr));
+	/* BY_ADDR into a buffer too small for the name. */
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_flags = KALLSYMS_QUERY_BY_ADDR;
+	q.sym_addr = addr;
+	q.sym_name_addr = (unsigned long)name;
+	q.sym_name_size = sizeof(name);
+	memset(q.sym_owner, 0xab, sizeof(q.sym_owner));
+	q.generation = 77;
+	before = q;
+	ASSERT_EQ(-1, ioctl(fd, KALLSYMS_QUERY, &q));
+	ASSERT_EQ(ENAMETOOLONG, errno);
+	ASSERT_EQ(0, memcmp(&before, &q, sizeof(q)));
+	/* A batch whose first entry's strings do not fit. */
+	e[0].addr = addr;
+	e[1].addr = addr;
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.query_flags = KALLSYMS_QUERY_BY_ADDR_BATCH;
+	q.sym_name_addr = (unsigned long)name;
+	q.sym_name_size = sizeof(name);
+	q.batch_addr = (unsigned long)e;
+	q.batch_count = 2;
+	q.batch_entry_size = sizeof(e[0]);
+	before = q;
+	ASSERT_EQ(-1, ioctl(fd, KALLSYMS_QUERY, &q));
+	ASSERT_EQ(ENAMETOOLONG, errno);
+	ASSERT_EQ(0, memcmp(&before, &q, sizeof(q)));
+	ASSERT_EQ(addr, e[0].addr);
+	ASSERT_EQ(0, e[1].kind);
 	close(fd);
 }
 

@@ -46,6 +46,7 @@ struct seen {
 	int ioctl_name;		/* BY_SYMBOL CORE_SYM: 0 (right address) or -errno */
 	int ioctl_id;		/* its program id: 1 right, 0 zero, 2 wrong, -1 no answer */
 	int ioctl_batch;	/* BY_ADDR_BATCH on the probe: as ioctl_addr */
+	int ioctl_gen;		/* GENERATION: 0 or -errno */
 	int iter_loaded;	/* 0, or -errno of loading/attaching the iterator */
 	int iter_bpf_lines;
 	int iter_bpf_addr;
@@ -153,6 +154,7 @@ static void look_at_ioctl(const char *probe, unsigned long long probe_addr, __u3
 	s->ioctl_name = query(&q, KALLSYMS_QUERY_BY_SYMBOL, 0, CORE_SYM, NULL);
 	if (!s->ioctl_name && q.sym_addr != core_addr)
 		s->ioctl_name = 1;
+	s->ioctl_gen = query(&q, KALLSYMS_QUERY_GENERATION, 0, NULL, NULL);
 }
 
 static void look_at_iter(const char *probe, unsigned long long probe_addr, struct seen *s)
@@ -214,6 +216,8 @@ static struct seen expected(enum who who, const struct setting *st)
 		.text_core_addr = show,
 		.ioctl_addr = !show ? -EPERM : listed ? 0 : -ENOENT,
 		.ioctl_name = show ? 0 : -EPERM,
+		/* Even the generation: it would tell when programs come and go. */
+		.ioctl_gen = show ? 0 : -EPERM,
 		/* BPF_PROG_GET_FD_BY_ID's rule: CAP_SYS_ADMIN. */
 		.ioctl_id = !show || !listed ? -1 : who == ROOT,
 		.ioctl_batch = !show ? -EPERM : listed ? 0 : -ENOENT,
@@ -295,6 +299,7 @@ static void compare(struct __test_metadata *_metadata, enum who who, const struc
 	FIELD(text_core_addr);
 	FIELD(ioctl_addr);
 	FIELD(ioctl_name);
+	FIELD(ioctl_gen);
 	FIELD(ioctl_id);
 	FIELD(ioctl_batch);
 	FIELD(iter_loaded);
