@@ -9,7 +9,11 @@
 #   checkpatch     --strict on every patch of build/series, minus the
 #                  messages scripts/checkpatch.allow explains
 #   ksym-query     cargo fmt --check, cargo clippy -D warnings and its unit tests
-#   htmldocs       Documentation/bpf builds with no warning from our page
+#   htmldocs       Documentation/bpf and userspace-api build with no warning from
+#                  our pages or the kernel-doc of the uapi header
+#   uapi-doc       the uapi header's kernel-doc against the struct layout and
+#                  the errnos the code returns (scripts/check-uapi-doc.py)
+#   examples       the reference's example programs compile with -Werror
 #   results.py     its and upstream.py's unit tests on recorded guest logs (pytest)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -84,16 +88,32 @@ ksym_query() {
 		cargo test -q --offline --manifest-path "$manifest" --target-dir "$BUILD/ksym-query-lint"
 }
 
-# Sphinx from Debian (the kernel's scripts accept 5.3); warnings about our page only, as
-# SPHINXDIRS=bpf alone leaves links into the rest of the tree unresolved.
+# Sphinx from Debian (the kernel's scripts accept 5.3); warnings about our pages and
+# the header's kernel-doc only, as SPHINXDIRS alone leaves links into the rest of the
+# tree unresolved.
 htmldocs() {
 	# -E: read every page again; sphinx would not, nor warn, for an unchanged one.
-	make -C "$SRC" O="$BUILD/docs" SPHINXDIRS=bpf SPHINXOPTS=-E PYTHON3=/usr/bin/python3 \
-		SPHINXBUILD=/usr/bin/sphinx-build htmldocs >"$BUILD/docs.log" 2>&1 || {
+	make -C "$SRC" O="$BUILD/docs" SPHINXDIRS="bpf userspace-api" SPHINXOPTS=-E \
+		PYTHON3=/usr/bin/python3 SPHINXBUILD=/usr/bin/sphinx-build htmldocs \
+		>"$BUILD/docs.log" 2>&1 || {
 		cat "$BUILD/docs.log"
 		return 1
 	}
-	! grep -E 'Documentation/bpf/bpf_ksym\.rst.*(WARNING|ERROR|CRITICAL)' "$BUILD/docs.log"
+	! grep -E '(Documentation/bpf/bpf_ksym|userspace-api/kallsyms_query|kallsyms_query\.h).*([Ww]arning|WARNING|ERROR|CRITICAL)' \
+		"$BUILD/docs.log"
+}
+
+uapi_doc() { /usr/bin/python3 "$ROOT/scripts/check-uapi-doc.py" --root "$ROOT"; }
+
+# The reference's examples, as a tool author would build them: the uapi header, libc.
+examples() {
+	local inc=$LOGS/uapi-include f
+	mkdir -p "$inc/linux"
+	cp "$ROOT/include/uapi/linux/kallsyms_query.h" "$inc/linux/"
+	for f in "$ROOT"/tools/testing/selftests/bpf_ksym/kallsyms_query_example_*.c; do
+		gcc -std=gnu11 -Wall -Wextra -Werror -I"$inc" -o "$LOGS/$(basename "$f" .c)" "$f" ||
+			return 1
+	done
 }
 
 unit_tests() { /usr/bin/python3 -m pytest -q -p no:cacheprovider "$ROOT/scripts/tests"; }
@@ -104,5 +124,7 @@ check rustfmt rust_format
 check checkpatch checkpatch
 check ksym-query ksym_query
 check htmldocs htmldocs
+check uapi-doc uapi_doc
+check examples examples
 check results.py unit_tests
 [ $failed = 0 ] || die "lint found problems (above); each check's log is in $LOGS"

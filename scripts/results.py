@@ -27,6 +27,9 @@ TAP_CASE = re.compile(r'^(not ok|ok) \d+ (\S+\.\S+)(.*)$')
 # line after it, and the program's own output prefixed with "# " in between.
 PROG_BEGIN = re.compile(r'^# selftests: bpf_ksym: (\S+)$')
 PROG_END = re.compile(r'^(not ok|ok) \d+ selftests: bpf_ksym: (\S+)(.*)$')
+# The KALLSYMS_QUERY reference's example programs are plain programs, not TAP:
+# their exit status is their one result (0 passed; a skip, 4, is a failure here).
+EXAMPLE = re.compile(r'^kallsyms_query_example_\w+$')
 # Cases that skip for a reason of the kernel under test, by flavour (--variant);
 # any other skip fails the run, as a test that did not run proves nothing.
 EXPECTED_SKIPS = {
@@ -118,6 +121,14 @@ def scan(path, variant, corpus=None):
             if m.group(2) != binary:
                 problems.append('result of %s without its header (its cases went uncounted)'
                                 % m.group(2))
+            elif EXAMPLE.match(binary) and not seen:
+                if m.group(1) == 'ok' and not m.group(3).strip():
+                    passed += 1
+                    print('  pass  %s (example): %s' % (binary, last_said))
+                else:
+                    problems.append('example %s failed:%s: %s' % (binary, m.group(3), last_said))
+                planned, seen, binary, last_said = None, 0, None, 'no output'
+                continue
             elif m.group(1) == 'not ok':
                 problems.append('%s failed:%s' % (m.group(2), m.group(3)))
             elif not seen:

@@ -149,6 +149,26 @@ def test_program_without_cases_fails(tmp_path, c_log):
     assert scan(tmp_path, c_log, 'c')[1] == 1
 
 
+def example_run(c_log, result):
+    """c_log with a run of a reference example, ending with @result, after ksym_test."""
+    i = next(i for i, l in enumerate(c_log) if l.startswith('ok 1 selftests: bpf_ksym: ksym_test'))
+    run = ['# timeout set to 1800\n', '# selftests: bpf_ksym: kallsyms_query_example_addr\n',
+           '# 0xffffffff812bbdc0: vfs_read+0x0/0x190 kind vmlinux generation 2\n',
+           result + ' 2 selftests: bpf_ksym: kallsyms_query_example_addr\n']
+    lines = c_log[:i + 1] + run + c_log[i + 1:]
+    # The runner's plan, the last before its first program, counts the example too.
+    k = max(k for k in range(i) if lines[k].startswith('1..'))
+    lines[k] = '1..%d\n' % (int(lines[k][3:]) + 1)
+    return lines
+
+
+def test_example_counts_by_its_exit_status(tmp_path, c_log):
+    passed = scan(tmp_path, c_log, 'c')[0]
+    assert scan(tmp_path, example_run(c_log, 'ok'), 'c')[:2] == (passed + 1, 0)
+    assert scan(tmp_path, example_run(c_log, 'not ok'), 'c')[1] == 1
+    assert scan(tmp_path, example_run(c_log, 'ok # SKIP'), 'c')[1] == 1
+
+
 def test_result_without_its_header_fails(tmp_path, c_log):
     # A lost header would leave the program's cases unchecked.
     lines = drop(c_log, '# selftests: bpf_ksym: ksym_kinds_test')
