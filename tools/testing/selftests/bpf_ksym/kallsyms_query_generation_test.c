@@ -204,6 +204,120 @@ TEST(module_exit_window)
 		}
 }
 
+/* What a batch answered for one address, and under which generation. */
+struct churn_answer {
+	__u64 addr, gen, start, size;
+	__u32 kind;
+	char name[48];
+};
+
+static int by_addr_then_gen(const void *a, const void *b)
+{
+	const struct churn_answer *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+#define CHURN_SLOTS 32
+#define CHURN_MAX (1 << 18)
+
+/*
+ * A child loads and frees BPF programs all the time, publishing their
+ * addresses; the parent symbolizes those addresses in batches, which find
+ * each program while it lives and nothing once it is gone. Under any one
+ * generation, every batch answers an address the same way.
+ */
+TEST(bpf_churn_one_answer_per_generation)
+{
+	static struct churn_answer seen[CHURN_MAX];
+	struct kallsyms_query_addr e[CHURN_SLOTS];
+	unsigned long long *slots;
+	int n = 0, batches = 0, fd, status, flips = 0;
+	char names[CHURN_SLOTS * 600];
+	struct kallsyms_query q;
+	double end;
+	pid_t pid;
+
+	slots = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, slots);
+	memset(slots, 0, 4096);
+	fd = open("/proc/kallsyms", O_RDONLY);
+	ASSERT_LE(0, fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct prog_syms ps;
+		double stop = now() + 6;
+
+		for (unsigned int i = 0; now() < stop; i++) {
+			int p = load_tiny_prog("ksym_churn");
+
+			if (p < 0)
+				_exit(1);
+			if (!prog_syms(p, &ps) && ps.nr > 0)
+				__atomic_store_n(&slots[i % CHURN_SLOTS], ps.addr[0], __ATOMIC_RELAXED);
+			close(p);
+		}
+		_exit(0);
+	}
+	end = now() + 5;
+	while (now() < end && n + CHURN_SLOTS <= CHURN_MAX) {
+		memset(e, 0, sizeof(e));
+		for (int i = 0; i < CHURN_SLOTS; i++)
+			e[i].addr = __atomic_load_n(&slots[i], __ATOMIC_RELAXED);
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = KALLSYMS_QUERY_BY_ADDR_BATCH;
+		q.sym_name_addr = (unsigned long)names;
+		q.sym_name_size = sizeof(names);
+		q.batch_addr = (unsigned long)e;
+		q.batch_count = CHURN_SLOTS;
+		q.batch_entry_size = sizeof(e[0]);
+		ASSERT_EQ(0, ioctl(fd, KALLSYMS_QUERY, &q));
+		batches++;
+		for (__u32 i = 0; i < q.batch_count; i++) {
+			struct churn_answer *a = &seen[n++];
+
+			a->addr = e[i].addr;
+			a->gen = q.generation;
+			a->start = e[i].start;
+			a->size = e[i].size;
+			a->kind = e[i].kind;
+			snprintf(a->name, sizeof(a->name), "%s",
+				 e[i].kind ? names + e[i].name_off : "");
+		}
+		/* Spread over the loader's whole run. */
+		usleep(1000);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("the loader failed");
+	close(fd);
+	munmap(slots, 4096);
+
+	qsort(seen, n, sizeof(seen[0]), by_addr_then_gen);
+	for (int i = 1; i < n; i++) {
+		const struct churn_answer *a = &seen[i - 1], *b = &seen[i];
+
+		if (a->addr != b->addr || !a->addr)
+			continue;
+		if (a->gen != b->gen) {
+			flips += a->kind != b->kind;
+			continue;
+		}
+		ASSERT_TRUE(a->kind == b->kind && a->start == b->start && a->size == b->size &&
+			    !strcmp(a->name, b->name))
+			TH_LOG("%llx under generation %llu: kind %u '%s' and kind %u '%s'",
+			       (unsigned long long)a->addr, (unsigned long long)a->gen, a->kind,
+			       a->name, b->kind, b->name);
+	}
+	ksft_print_msg("%d batches, %d answers, %d changes of kind between generations\n",
+		       batches, n, flips);
+	/* The programs were seen to come and go, or the test showed nothing. */
+	ASSERT_LT(0, flips);
+}
+
 /* The read() side: a reader stuck in a user copy, holding the seq_file's lock. */
 struct stuck_read {
 	int fd;
