@@ -233,7 +233,10 @@ struct kallsyms_query {
 #define KALLSYMS_QUERY_SIZE_VER1	120	/* sym_start, sym_size, sym_owner */
 #define KALLSYMS_QUERY_SIZE_VER2	160	/* generation .. batch_entry_size */
 
-/* The most bytes a symbol's name takes, its NUL included (KSYM_NAME_LEN). */
+/*
+ * The most bytes a symbol's name takes, its NUL included (KSYM_NAME_LEN): a
+ * name has at most KALLSYMS_QUERY_NAME_LEN - 1 characters.
+ */
 #define KALLSYMS_QUERY_NAME_LEN		512
 
 #define KALLSYMS_QUERY	_IOWR('f', 18, struct kallsyms_query)
@@ -306,7 +309,9 @@ struct kallsyms_query_addr {
  * call may have that entry's offset, and the empty owner of a vmlinux symbol
  * may be any NUL byte of the strings written (such as its name's). Two
  * equal strings may also be stored twice. Never compare offsets to compare
- * strings. Every offset is below the returned &kallsyms_query.sym_name_size.
+ * strings. Every offset of an entry that found a symbol is below the
+ * returned &kallsyms_query.sym_name_size (entries of kind
+ * %KALLSYMS_SYM_NONE have offsets 0 and no strings).
  *
  * An entry's strings take at most %KALLSYMS_QUERY_NAME_LEN + 64 bytes: a
  * buffer of that times &kallsyms_query.batch_count is never too small. Bytes
