@@ -221,7 +221,7 @@ static int by_addr_then_gen(const void *a, const void *b)
 }
 
 #define CHURN_SLOTS 32
-#define CHURN_MAX (1 << 18)
+#define CHURN_MAX 262144
 
 /*
  * A child loads and frees BPF programs all the time, publishing their
@@ -257,7 +257,8 @@ TEST(bpf_churn_one_answer_per_generation)
 			if (p < 0)
 				_exit(1);
 			if (!prog_syms(p, &ps) && ps.nr > 0)
-				__atomic_store_n(&slots[i % CHURN_SLOTS], ps.addr[0], __ATOMIC_RELAXED);
+				__atomic_store_n(&slots[i % CHURN_SLOTS], ps.addr[0],
+						 __ATOMIC_RELAXED);
 			close(p);
 		}
 		_exit(0);
