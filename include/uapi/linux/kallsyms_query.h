@@ -72,7 +72,8 @@
  *
  * The promise: every answer a call returns with a generation G is the answer
  * any other call returning G gives to the same question, and a BY_ADDR
- * answer holds for every address of the symbol's range (see Symbol ranges).
+ * answer, single or a batch entry, holds for every address of the symbol's
+ * range (see Symbol ranges).
  * A cache that keys its answers on G never holds one that a fresh call under
  * G contradicts. The kernel keeps it by reading the counts before its lookups
  * and again after them, and looking up again if a change overlapped them.
@@ -106,7 +107,9 @@
  * @KALLSYMS_QUERY_BY_SYMBOL: the address of the symbol named by the
  *	NUL-terminated string at &kallsyms_query.sym_name_addr, in vmlinux or
  *	a loaded module (vmlinux first; BPF and ftrace symbols are not
- *	searched). Result in &kallsyms_query.sym_addr. Inputs:
+ *	searched, so the name of a BPF symbol finds the vmlinux or module
+ *	symbol of the same name if there is one, as the dispatcher
+ *	``bpf_dispatcher_xdp`` finds its variable). Result in &kallsyms_query.sym_addr. Inputs:
  *	&kallsyms_query.sym_addr and &kallsyms_query.sym_name_size must be 0.
  * @KALLSYMS_QUERY_BY_ADDR: the symbol that covers &kallsyms_query.sym_addr,
  *	among the symbols the kernel's own backtraces name (vmlinux, loaded
@@ -115,7 +118,9 @@
  *	NUL-terminated name goes to the buffer of
  *	&kallsyms_query.sym_name_size bytes at &kallsyms_query.sym_name_addr;
  *	&kallsyms_query.sym_name_size becomes the bytes written (NUL
- *	included). Version 1 adds start, size and owner; version 2 kind, program
+ *	included). Nothing else of the buffer is written, and nothing of it
+ *	when the call fails. An address outside kernel code (0, a user-space
+ *	address) has no symbol. Version 1 adds start, size and owner; version 2 kind, program
  *	id and subprogram index. While BPF symbols are hidden (S is 0 in The
  *	generation, and /proc/kallsyms lists none), an address in BPF code
  *	has no symbol, so that no answer gives away what the file hides.
@@ -255,9 +260,9 @@ struct kallsyms_query {
  *	no symbol covers @addr, and then every other output field is 0.
  * @subprog: [44, 48) out. As &kallsyms_query.sym_subprog.
  *
- * Entries are &kallsyms_query.batch_entry_size bytes apart. The bytes of an
- * entry past these fields must be 0 (``E2BIG`` otherwise) and are left as
- * they are.
+ * Entries are &kallsyms_query.batch_entry_size bytes apart. What the caller
+ * puts in an entry's output fields is ignored. The bytes of an entry past
+ * these fields must be 0 (``E2BIG`` otherwise) and are left as they are.
  */
 struct kallsyms_query_addr {
 	__u64 addr;
@@ -318,8 +323,11 @@ struct kallsyms_query_addr {
  * of the buffer past the returned &kallsyms_query.sym_name_size may have
  * been written too.
  *
- * The entries, the name buffer and the argument must not overlap
- * (``EINVAL``).
+ * The entries (&kallsyms_query.batch_count times
+ * &kallsyms_query.batch_entry_size bytes), the name buffer
+ * (&kallsyms_query.sym_name_size bytes, or %KALLSYMS_QUERY_NAME_LEN + 64 per
+ * entry if that is less: the most the kernel can write) and the argument
+ * (&kallsyms_query.size bytes) must not overlap (``EINVAL``).
  * Sorted addresses are answered fastest. However large the batch, the kernel
  * holds about 3.3 KiB for the call and reschedules between blocks of 16
  * entries.
@@ -340,9 +348,9 @@ struct kallsyms_query_addr {
 /**
  * DOC: errors
  *
- * A failed call returns -1 with one of these in errno, and writes nothing to
- * the argument (the name buffer and, for a batch, the entries are as the
- * mode's description says):
+ * A failed call returns -1 with one of these in errno and no other, and
+ * writes nothing to the argument (the name buffer and, for a batch, the
+ * entries are as the mode's description says):
  *
  * ==================  ========================================================
  * errno               when
@@ -387,6 +395,9 @@ struct kallsyms_query_addr {
  * A kernel older than version 2 fails a version-2 argument whose version-2
  * fields are not all 0 with ``E2BIG``, and GENERATION with ``EINVAL``: probe
  * with a GENERATION call to learn whether the running kernel has version 2.
+ * KALLSYMS_QUERY is built into the kernel, not a module, and whether the
+ * opener may see addresses is decided at open(): the probe's answer holds
+ * for as long as the file stays open.
  */
 
 #endif /* _UAPI_LINUX_KALLSYMS_QUERY_H */
