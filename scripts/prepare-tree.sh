@@ -8,6 +8,8 @@ set -euo pipefail
 PRISTINE=$CACHE/linux-$KVER
 SRC=$BUILD/src
 OVERLAY_DIRS=(bpf_ksym kallsyms_query kallsyms_iter include rust samples Documentation tools)
+# tools/blazesym is not kernel code: its patches are blazesym's (userspace),
+# applied to blazesym's own source by tools/blazesym/patch.sh.
 [ -f "$PRISTINE/.complete" ] || die "no kernel source at $PRISTINE: run scripts/fetch-source.sh"
 
 # Which pristine tree $SRC was copied from: a new download (another KVER, a
@@ -36,7 +38,7 @@ owned_now=$stage.list
 		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$ROOT/patches/$p"
 	done <"$ROOT/patches/series"
 	for d in "${OVERLAY_DIRS[@]}"; do
-		if [ -d "$ROOT/$d" ]; then (cd "$ROOT" && find "$d" -name target -prune -o -type f ! -name '.*' -print); fi
+		if [ -d "$ROOT/$d" ]; then (cd "$ROOT" && find "$d" \( -name target -o -path tools/blazesym \) -prune -o -type f ! -name '.*' -print); fi
 	done
 } | sort -u >"$owned_now"
 
@@ -55,7 +57,7 @@ done <"$ROOT/patches/series"
 # ... then the overlay on top.
 for d in "${OVERLAY_DIRS[@]}"; do
 	if [ -d "$ROOT/$d" ]; then
-		(cd "$ROOT" && find "$d" -name target -prune -o -type f ! -name '.*' -print0 |
+		(cd "$ROOT" && find "$d" \( -name target -o -path tools/blazesym \) -prune -o -type f ! -name '.*' -print0 |
 			xargs -0 -r cp --parents -t "$stage")
 	fi
 done

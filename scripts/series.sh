@@ -47,7 +47,8 @@ git clone -q --shared --no-checkout "$BASE_GIT" "$TREE"
 git -C "$TREE" checkout -q -b bpf_ksym "$base"
 
 # Files of the overlay, as prepare-tree.sh finds them.
-overlay_files() { (cd "$ROOT" && find "$@" -name target -prune -o -type f ! -name '.*' -print); }
+# Not tools/blazesym: its patches are blazesym's, not the kernel's.
+overlay_files() { (cd "$ROOT" && find "$@" \( -name target -o -path tools/blazesym \) -prune -o -type f ! -name '.*' -print); }
 
 covered=$(mktemp)
 trap 'rm -f "$covered"' EXIT
