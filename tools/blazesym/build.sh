@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the guest-side checkers of the blazesym patches (release):
+#
+#   DIR/bin/blazesym-check       check/: text vs kq blazesym, compare and bench
+#   DIR/bin/blazesym-capi-check  capi_check.c against libblazesym_c.a, itself
+#                                built from DIR/patched/blazesym-c-0.1.11 with
+#                                blazesym patched to DIR/patched/blazesym-0.2.7
+#
+# Usage: build.sh DIR
+#
+# Runs patch.sh DIR first if DIR/patched is missing. Cargo's target
+# directory is DIR/target; JOBS (default 2) sets cargo's -j. The binaries
+# are linked dynamically against glibc: copy them and what ldd lists into
+# the guest.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+say() {
+	printf 'build.sh: %s\n' "$*"
+}
+
+die() {
+	printf 'build.sh: error: %s\n' "$*" >&2
+	exit 1
+}
+
+[ $# -eq 1 ] || die "usage: build.sh DIR"
+JOBS=${JOBS:-2}
+command -v cargo >/dev/null || die "cargo not found"
+CC=${CC:-cc}
+command -v "$CC" >/dev/null || die "$CC not found"
+
+mkdir -p "$1"
+build=$(cd "$1" && pwd)
+
+# The patched tree is made again only when the patches changed: a new copy
+# would make cargo rebuild blazesym.
+stamp=$(cat "$here"/patches/*.patch | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$build/patched/.patches" 2>/dev/null)" != "$stamp" ]; then
+	say "patches changed or $build/patched missing: running patch.sh $build"
+	"$here/patch.sh" "$build"
+	echo "$stamp" >"$build/patched/.patches"
+fi
+
+patched=$build/patched/blazesym-0.2.7
+capi=$build/patched/blazesym-c-0.1.11
+[ -f "$patched/Cargo.toml" ] || die "$patched is not a crate"
+[ -f "$capi/Cargo.toml" ] || die "$capi is not a crate"
+
+export CARGO_TARGET_DIR=$build/target
+mkdir -p "$build/bin"
+
+# 1. blazesym-check: Cargo.toml from the template, in DIR/check, with the
+#    sources linked from here (nothing is generated in the source tree).
+crate=$build/check
+say "generating $crate/Cargo.toml from $here/check/Cargo.toml.in (@PATCHED@ = $patched)"
+mkdir -p "$crate"
+sed "s|@PATCHED@|$patched|g" "$here/check/Cargo.toml.in" >"$crate/Cargo.toml.new"
+mv "$crate/Cargo.toml.new" "$crate/Cargo.toml"
+ln -sfn "$here/check/src" "$crate/src"
+say "cargo build --release -j$JOBS (blazesym-check; target dir $CARGO_TARGET_DIR)"
+cargo build --release -j"$JOBS" --manifest-path "$crate/Cargo.toml"
+cp "$CARGO_TARGET_DIR/release/blazesym-check" "$build/bin/blazesym-check"
+say "built $build/bin/blazesym-check"
+
+# 2. libblazesym_c.a against the patched blazesym: the same as a
+#    [patch.crates-io] section, given on the command line so that the
+#    crate's Cargo.toml stays as published.
+override="patch.crates-io.blazesym.path='$patched'"
+say "cargo build --release -j$JOBS --lib --config \"$override\" (blazesym-c)"
+(cd "$capi" && cargo build --release -j"$JOBS" --lib --config "$override")
+used=$(cd "$capi" && cargo tree --config "$override" -e normal -i blazesym --depth 0 2>/dev/null | head -n 1)
+case $used in
+*"($patched)"*) say "blazesym-c uses $used" ;;
+*) die "blazesym-c does not use the patched blazesym (cargo tree: ${used:-nothing})" ;;
+esac
+lib=$CARGO_TARGET_DIR/release/libblazesym_c.a
+[ -f "$lib" ] || die "$lib not built"
+
+say "$CC capi_check.c -> $build/bin/blazesym-capi-check"
+"$CC" -O2 -Wall -Wextra -I"$capi/include" -o "$build/bin/blazesym-capi-check" \
+	"$here/capi_check.c" "$lib" -lpthread -ldl -lm
+
+say "done: $build/bin/blazesym-check $build/bin/blazesym-capi-check"
