@@ -35,6 +35,11 @@ sample=$KOUT/samples/kallsyms_query/kallsyms_query
 [ -x "$sample" ] || die "no $sample: CONFIG_SAMPLE_KALLSYMS_QUERY is off or the kernel is not built"
 cargo build -q --release --offline --manifest-path "$ROOT/tools/ksym-query/Cargo.toml" \
 	--target-dir "$BUILD/ksym-query" || die "building tools/ksym-query failed"
+# blazesym 0.2.7 from crates.io, as published and with tools/blazesym's
+# patches, for blazesym_test (about 2 minutes the first time, then cached).
+note "blazesym: $BUILD/blazesym (log $tests/blazesym.log)"
+bash "$ROOT/tools/blazesym/build.sh" "$BUILD/blazesym" >"$tests/blazesym.log" 2>&1 ||
+	die "building tools/blazesym failed; see $tests/blazesym.log"
 
 root=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
@@ -51,8 +56,9 @@ echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 # Dynamic tools with every library they load; coreutils' timeout for the
 # kselftest runner (busybox's lacks --foreground).
 cp "$BUILD/ksym-query/release/ksym-query" "$sample" "$root/usr/bin/"
+cp "$BUILD/blazesym/bin/blazesym-check" "$BUILD/blazesym/bin/blazesym-capi-check" "$root/usr/bin/"
 install_programs "$root" /usr/sbin/bpftool /usr/bin/perf /usr/bin/timeout /usr/bin/ksym-query \
-	/usr/bin/kallsyms_query
+	/usr/bin/kallsyms_query /usr/bin/blazesym-check /usr/bin/blazesym-capi-check
 
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
 mv "$out.tmp" "$out"
