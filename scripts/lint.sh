@@ -3,12 +3,15 @@
 # finding fails. (Clippy runs in every kernel build instead: kmake passes
 # CLIPPY=1 and build-kernel.sh fails on a Rust warning.)
 #
-#   shell scripts  shellcheck on scripts/ and .ci/run
+#   shell scripts  shellcheck on scripts/, tools/blazesym/ and .ci/run
 #   rustfmt        our Rust files and the upstream ones our patches change,
 #                  with the kernel's .rustfmt.toml
 #   checkpatch     --strict on every patch of build/series, minus the
 #                  messages scripts/checkpatch.allow explains
 #   ksym-query     cargo fmt --check, cargo clippy -D warnings and its unit tests
+#   blazesym       tools/blazesym/test.sh: blazesym 0.2.7's own unit tests with
+#                  and without the KALLSYMS_QUERY patches (no new failure), the
+#                  patches' tests, clippy; then fmt and clippy of blazesym-check
 #   htmldocs       Documentation/bpf and userspace-api build with no warning from
 #                  our pages or the kernel-doc of the uapi header
 #   uapi-doc       the uapi header's kernel-doc against the struct layout and
@@ -37,7 +40,10 @@ check() {
 	fi
 }
 
-shell() { shellcheck "$ROOT"/scripts/*.sh "$ROOT"/scripts/guest/* "$ROOT/.ci/run"; }
+shell() {
+	shellcheck "$ROOT"/scripts/*.sh "$ROOT"/scripts/guest/* "$ROOT"/tools/blazesym/*.sh \
+		"$ROOT/.ci/run"
+}
 
 rust_format() {
 	local files=() f
@@ -88,6 +94,16 @@ ksym_query() {
 		cargo test -q --offline --manifest-path "$manifest" --target-dir "$BUILD/ksym-query-lint"
 }
 
+# Fetches blazesym from crates.io; its build directory is the one initramfs.sh's
+# build.sh then reuses.
+blazesym() {
+	# build.sh first: it patches again if the patches changed; test.sh would not.
+	bash "$ROOT/tools/blazesym/build.sh" "$BUILD/blazesym" &&
+		bash "$ROOT/tools/blazesym/test.sh" "$BUILD/blazesym" &&
+		(cd "$BUILD/blazesym/check" && cargo fmt --check &&
+			cargo clippy -q --release -- -D warnings)
+}
+
 # Sphinx from Debian (the kernel's scripts accept 5.3); warnings about our pages and
 # the header's kernel-doc only, as SPHINXDIRS alone leaves links into the rest of the
 # tree unresolved.
@@ -123,6 +139,7 @@ check shellcheck shell
 check rustfmt rust_format
 check checkpatch checkpatch
 check ksym-query ksym_query
+check blazesym blazesym
 check htmldocs htmldocs
 check uapi-doc uapi_doc
 check examples examples
