@@ -3,25 +3,44 @@
 //!
 //! [`Kallsyms::open`] uses the `KALLSYMS_QUERY` ioctl when the kernel has it and falls back to
 //! reading and parsing the text file (once, into a sorted table) when it does not.
-//! [`Symbolizer`] symbolizes batches of addresses, as profilers do, and keeps the answers until
-//! the kernel's generation says the symbols changed.
+//! [`Symbolizer`] symbolizes batches of addresses, as profilers do: one [`Symbolized`] per
+//! address, the symbol or why there is none ([`Reason`]), with the answers kept in a bounded
+//! cache until the kernel's generation says the symbols changed.
+//!
+//! ```no_run
+//! use ksym_query::{Kallsyms, Symbolized, Symbolizer};
+//!
+//! let kallsyms = Kallsyms::open()?;
+//! let addr = kallsyms.by_name("bpf_user_rnd_u32")?;
+//! let mut symbolizer = Symbolizer::new(kallsyms);
+//! for (addr, answer) in [addr + 4, 0x1000].iter().zip(symbolizer.symbolize(&[addr + 4, 0x1000])) {
+//!     match answer {
+//!         Symbolized::Sym(s) => println!("{addr:x}: {}", s.frame(*addr)),
+//!         Symbolized::Unknown(why) => println!("{addr:x}: {why}"),
+//!     }
+//! }
+//! # Ok::<(), ksym_query::Error>(())
+//! ```
 
+pub mod errno;
 mod raw;
 pub mod scan;
 mod symbolizer;
 mod text;
 
-pub use symbolizer::Symbolizer;
+pub use symbolizer::{Reason, Symbolized, Symbolizer, DEFAULT_CACHE_MAX};
 
 use raw::{cstr, query, RawEntry, RawQuery, BATCH_MAX, NAME_LEN};
 use std::fs::File;
-use std::io;
+use std::io::{self, BufRead};
 use text::Table;
 
 const KALLSYMS: &str = "/proc/kallsyms";
 
-/// What a symbol is (`enum kallsyms_sym_kind`).
+/// What a symbol is (`enum kallsyms_sym_kind`). The kernel may add kinds, and so may this
+/// crate: match it with a `_` arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Kind {
     /// The kernel image.
     Vmlinux,
@@ -115,32 +134,71 @@ impl Symbol {
     }
 }
 
-/// Why a query failed, in words a user can act on.
+/// Why a query failed, in words a user can act on. [`Error::errno`] gives the errno each stands
+/// for, and its `Display` names it (`ENOENT`, `EPERM`, ...).
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
-    /// No symbol matches.
+    /// No symbol matches (`ENOENT`).
     NotFound,
-    /// The name is at more than one address.
+    /// The name is at more than one address (`EADDRNOTAVAIL`).
     Ambiguous,
-    /// The name is longer than the kernel's 511 bytes.
+    /// The name is longer than the kernel's 511 bytes (`ENAMETOOLONG`).
     NameTooLong,
-    /// The kernel hides addresses from this user.
+    /// The kernel hides addresses from this user (`EPERM`, or a text of zero addresses).
     NotPermitted,
     /// Anything else, from the system.
     Io(io::Error),
 }
 
+impl Error {
+    /// The errno this error is, or came from: `ENOENT` for [`Error::NotFound`] also from the
+    /// text fallback, `None` for an I/O error without one.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            Error::NotFound => Some(errno::ENOENT),
+            Error::Ambiguous => Some(errno::EADDRNOTAVAIL),
+            Error::NameTooLong => Some(errno::ENAMETOOLONG),
+            Error::NotPermitted => Some(errno::EPERM),
+            Error::Io(e) => e.raw_os_error(),
+        }
+    }
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::NotFound => write!(f, "no such symbol"),
-            Error::Ambiguous => write!(f, "the name is at more than one address"),
-            Error::NameTooLong => write!(f, "name too long (the kernel allows 511 bytes)"),
+            Error::NotFound => write!(f, "no such symbol (ENOENT)"),
+            Error::Ambiguous => write!(f, "the name is at more than one address (EADDRNOTAVAIL)"),
+            Error::NameTooLong => {
+                write!(
+                    f,
+                    "name too long: the kernel allows 511 bytes (ENAMETOOLONG)"
+                )
+            }
             Error::NotPermitted => write!(
                 f,
-                "kernel addresses are hidden from you: run as root, or lower kptr_restrict"
+                "kernel addresses are hidden from you: run as root, or lower kptr_restrict (EPERM)"
             ),
-            Error::Io(e) => write!(f, "{e}"),
+            Error::Io(e) => match e.raw_os_error() {
+                // "Bad address (os error 14)" becomes "Bad address (EFAULT)".
+                Some(n) => {
+                    let text = e.to_string();
+                    let suffix = format!(" (os error {n})");
+                    let text = text.strip_suffix(&suffix).unwrap_or(&text);
+                    write!(f, "{text} ({})", errno::describe(n))
+                }
+                None => write!(f, "{e}"),
+            },
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io(e) => Some(e),
+            _ => None,
         }
     }
 }
@@ -148,10 +206,10 @@ impl std::fmt::Display for Error {
 impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
         match e.raw_os_error() {
-            Some(2) => Error::NotFound,     // ENOENT
-            Some(99) => Error::Ambiguous,   // EADDRNOTAVAIL
-            Some(36) => Error::NameTooLong, // ENAMETOOLONG
-            Some(1) => Error::NotPermitted, // EPERM
+            Some(errno::ENOENT) => Error::NotFound,
+            Some(errno::EADDRNOTAVAIL) => Error::Ambiguous,
+            Some(errno::ENAMETOOLONG) => Error::NameTooLong,
+            Some(errno::EPERM) => Error::NotPermitted,
             _ => Error::Io(e),
         }
     }
@@ -160,6 +218,9 @@ impl From<io::Error> for Error {
 enum Backend {
     Ioctl(File),
     Text(Table),
+    /// A stand-in for the ioctl in unit tests, which run on kernels without it.
+    #[cfg(test)]
+    Mock(mock::Mock),
 }
 
 /// An open `/proc/kallsyms`.
@@ -172,11 +233,12 @@ const NAMES_BUF: usize = 64 * 1024;
 impl Kallsyms {
     /// Opens `/proc/kallsyms`, with the ioctl if the kernel has it.
     pub fn open() -> Result<Self, Error> {
-        let file = File::open(KALLSYMS)?;
+        // Not through From: a missing file is no "no such symbol".
+        let file = File::open(KALLSYMS).map_err(Error::Io)?;
         let k = Kallsyms(Backend::Ioctl(file));
         // A probe: ENOTTY means no KALLSYMS_QUERY in this kernel.
         match k.by_name("_text") {
-            Err(Error::Io(e)) if e.raw_os_error() == Some(25) => Self::open_text(),
+            Err(Error::Io(e)) if e.raw_os_error() == Some(errno::ENOTTY) => Self::open_text(),
             _ => Ok(k),
         }
     }
@@ -186,15 +248,29 @@ impl Kallsyms {
         Ok(Kallsyms(Backend::Text(Table::read(KALLSYMS)?)))
     }
 
+    /// Parses text in the format of `/proc/kallsyms` (`address type name [owner]` lines), such
+    /// as a copy saved on another machine: queries then answer from it as from
+    /// [`Kallsyms::open_text`]. [`Error::NotPermitted`] if all its addresses are zero.
+    pub fn from_text(r: impl BufRead) -> Result<Self, Error> {
+        Ok(Kallsyms(Backend::Text(Table::parse(r)?)))
+    }
+
     /// Whether queries go through the ioctl.
     pub fn uses_ioctl(&self) -> bool {
-        matches!(self.0, Backend::Ioctl(_))
+        match self.0 {
+            Backend::Ioctl(_) => true,
+            Backend::Text(_) => false,
+            #[cfg(test)]
+            Backend::Mock(_) => true,
+        }
     }
 
     /// The fields of a [`Symbol`] this backend cannot know (and only guesses, or leaves out).
     pub fn unknowable(&self) -> &'static [&'static str] {
         match self.0 {
             Backend::Ioctl(_) => &[],
+            #[cfg(test)]
+            Backend::Mock(_) => &[],
             Backend::Text(_) => &[
                 "exact size (the text has none: the distance to the next symbol instead)",
                 "BPF program id",
@@ -214,11 +290,13 @@ impl Kallsyms {
                 let mut q = RawQuery::new(raw::QUERY_GENERATION);
                 match query(f, &mut q) {
                     Ok(()) => Ok(Some(q.generation)),
-                    Err(e) if e.raw_os_error() == Some(22) => Ok(None),
+                    Err(e) if e.raw_os_error() == Some(errno::EINVAL) => Ok(None),
                     Err(e) => Err(e.into()),
                 }
             }
             Backend::Text(_) => Ok(None),
+            #[cfg(test)]
+            Backend::Mock(m) => m.generation(),
         }
     }
 
@@ -247,6 +325,8 @@ impl Kallsyms {
                 Ok(q.sym_addr)
             }
             Backend::Text(t) => t.by_name(name),
+            #[cfg(test)]
+            Backend::Mock(m) => m.fail().and_then(|()| m.table.by_name(name)),
         }
     }
 
@@ -271,6 +351,10 @@ impl Kallsyms {
                 ))
             }
             Backend::Text(t) => t.by_addr(addr).ok_or(Error::NotFound),
+            #[cfg(test)]
+            Backend::Mock(m) => m
+                .fail()
+                .and_then(|()| m.table.by_addr(addr).ok_or(Error::NotFound)),
         }
     }
 
@@ -281,6 +365,8 @@ impl Kallsyms {
         let f = match &self.0 {
             Backend::Ioctl(f) => f,
             Backend::Text(t) => return Ok((addrs.iter().map(|&a| t.by_addr(a)).collect(), None)),
+            #[cfg(test)]
+            Backend::Mock(m) => return m.by_addrs(addrs),
         };
         let mut out = Vec::with_capacity(addrs.len());
         let mut names = vec![0u8; NAMES_BUF];
@@ -307,7 +393,10 @@ impl Kallsyms {
                     Ok(()) => {}
                     // A kernel whose KALLSYMS_QUERY has no batches (version 0 or 1): E2BIG for
                     // the batch fields it does not know.
-                    Err(e) if matches!(e.raw_os_error(), Some(7) | Some(22)) && out.is_empty() => {
+                    Err(e)
+                        if matches!(e.raw_os_error(), Some(errno::E2BIG | errno::EINVAL))
+                            && out.is_empty() =>
+                    {
                         return self.by_addrs_singly(addrs)
                     }
                     Err(e) => return Err(e.into()),
@@ -367,6 +456,72 @@ fn symbol(
     }
 }
 
+/// A backend for unit tests: a parsed text with a generation and errors a test sets.
+#[cfg(test)]
+pub(crate) mod mock {
+    use super::{Backend, Error, Kallsyms, Symbol, Table};
+    use std::cell::Cell;
+    use std::io;
+
+    pub(crate) struct Mock {
+        pub(crate) table: Table,
+        /// What the generation call answers.
+        pub(crate) generation: Cell<Option<u64>>,
+        /// The errno every call fails with, if set.
+        pub(crate) errno: Cell<Option<i32>>,
+        /// The errno batches fail with, if set.
+        pub(crate) batch_errno: Cell<Option<i32>>,
+        /// Addresses looked up.
+        pub(crate) asked: Cell<usize>,
+    }
+
+    impl Mock {
+        pub(crate) fn fail(&self) -> Result<(), Error> {
+            match self.errno.get() {
+                Some(n) => Err(io::Error::from_raw_os_error(n).into()),
+                None => Ok(()),
+            }
+        }
+
+        pub(crate) fn generation(&self) -> Result<Option<u64>, Error> {
+            self.fail().map(|()| self.generation.get())
+        }
+
+        pub(crate) fn by_addrs(
+            &self,
+            addrs: &[u64],
+        ) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
+            self.fail()?;
+            if let Some(n) = self.batch_errno.get() {
+                return Err(io::Error::from_raw_os_error(n).into());
+            }
+            self.asked.set(self.asked.get() + addrs.len());
+            let answers = addrs.iter().map(|&a| self.table.by_addr(a)).collect();
+            Ok((answers, self.generation.get()))
+        }
+    }
+
+    impl Kallsyms {
+        /// `text` as the kernel's symbols, at `generation`.
+        pub(crate) fn mock(text: &str, generation: Option<u64>) -> Self {
+            Kallsyms(Backend::Mock(Mock {
+                table: Table::parse(text.as_bytes()).unwrap(),
+                generation: Cell::new(generation),
+                errno: Cell::new(None),
+                batch_errno: Cell::new(None),
+                asked: Cell::new(0),
+            }))
+        }
+
+        pub(crate) fn as_mock(&self) -> &Mock {
+            match &self.0 {
+                Backend::Mock(m) => m,
+                _ => panic!("not a mock"),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,5 +557,69 @@ mod tests {
         assert_eq!((s.kind, s.exact, s.subprog), (Kind::BpfProg, false, None));
         let s = symbol("f".into(), "some_mod".into(), 0, 1, 0, 0, 0);
         assert_eq!((s.kind, s.exact), (Kind::Module, false));
+    }
+
+    #[test]
+    fn errors_name_their_errno() {
+        assert_eq!(Error::NotFound.to_string(), "no such symbol (ENOENT)");
+        assert!(Error::NotPermitted.to_string().contains("hidden from you"));
+        assert!(Error::NotPermitted.to_string().ends_with("(EPERM)"));
+        let e = Error::from(io::Error::from_raw_os_error(errno::EFAULT));
+        assert_eq!(e.to_string(), "Bad address (EFAULT)");
+        assert_eq!(e.errno(), Some(errno::EFAULT));
+        let e = Error::from(io::Error::from_raw_os_error(4000));
+        assert!(e.to_string().ends_with("(errno 4000)"), "{e}");
+        let e = Error::Io(io::Error::other("the kernel answered no entry"));
+        assert_eq!(
+            (e.to_string().as_str(), e.errno()),
+            ("the kernel answered no entry", None)
+        );
+    }
+
+    #[test]
+    fn errnos_map_to_errors_and_back() {
+        for n in [
+            errno::ENOENT,
+            errno::EADDRNOTAVAIL,
+            errno::ENAMETOOLONG,
+            errno::EPERM,
+            errno::ENOTTY,
+            errno::EINVAL,
+        ] {
+            assert_eq!(
+                Error::from(io::Error::from_raw_os_error(n)).errno(),
+                Some(n)
+            );
+        }
+        assert!(matches!(
+            Error::from(io::Error::from_raw_os_error(errno::EPERM)),
+            Error::NotPermitted
+        ));
+        assert!(matches!(
+            Error::from(io::Error::from_raw_os_error(errno::ENOTTY)),
+            Error::Io(_)
+        ));
+    }
+
+    #[test]
+    fn error_is_a_std_error_with_a_source() {
+        let e: Box<dyn std::error::Error> =
+            Box::new(Error::from(io::Error::from_raw_os_error(errno::EFAULT)));
+        assert!(e.source().is_some());
+        assert!(std::error::Error::source(&Error::NotFound).is_none());
+    }
+
+    #[test]
+    fn from_text_answers_like_the_file() {
+        let k = Kallsyms::from_text("ffffffff81000000 T _text\nffffffff81000100 T f\n".as_bytes())
+            .unwrap();
+        assert!(!k.uses_ioctl());
+        assert_eq!(k.by_name("f").unwrap(), 0xffffffff81000100);
+        assert_eq!(k.by_addr(0xffffffff81000104).unwrap().name, "f");
+        assert!(matches!(k.by_addr(0x1000), Err(Error::NotFound)));
+        assert!(matches!(
+            Kallsyms::from_text("0000000000000000 T _text\n".as_bytes()),
+            Err(Error::NotPermitted)
+        ));
     }
 }

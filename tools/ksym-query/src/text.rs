@@ -17,13 +17,13 @@ pub(crate) struct Table {
 
 impl Table {
     pub(crate) fn read(path: &str) -> Result<Self, Error> {
-        Self::parse(BufReader::new(File::open(path)?))
+        Self::parse(BufReader::new(File::open(path).map_err(Error::Io)?))
     }
 
-    fn parse(r: impl BufRead) -> Result<Self, Error> {
+    pub(crate) fn parse(r: impl BufRead) -> Result<Self, Error> {
         let mut syms = Vec::new();
         for line in r.lines() {
-            let line = line?;
+            let line = line.map_err(Error::Io)?;
             let mut it = line.split_ascii_whitespace();
             let (Some(addr), Some(_ty), Some(name)) = (it.next(), it.next(), it.next()) else {
                 continue;
@@ -143,5 +143,13 @@ ffffffffc0101000 t bpf_dispatcher_xdp\t[bpf]
             Table::parse(hidden.as_bytes()),
             Err(Error::NotPermitted)
         ));
+    }
+
+    #[test]
+    fn a_missing_file_is_an_io_error_not_a_missing_symbol() {
+        let Err(Error::Io(e)) = Table::read("/nonexistent/kallsyms") else {
+            panic!("not an I/O error");
+        };
+        assert_eq!(e.raw_os_error(), Some(crate::errno::ENOENT));
     }
 }
