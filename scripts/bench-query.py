@@ -5,7 +5,10 @@ Boots the Rust kernel (plain TCG) with the guest side, bench_query, which runs
 each client as a fresh process (text: parse the file into a sorted table, then
 look up; ioctl: one query per distinct address, cached; batch: the distinct
 addresses in KALLSYMS_QUERY_BY_ADDR_BATCH calls; scan: a program's id by
-walking every loaded program, as blazesym does), 11 interleaved runs per
+walking every loaded program, as blazesym does; blazesym_text and blazesym_kq:
+blazesym 0.2.7 as published and with tools/blazesym's patches, the first
+address of a new symbolizer, 2,000 cold, a JIT address to its program's
+information with 1,000 programs loaded), 11 interleaved runs per
 workload, median. Prints a table and writes build/bench/query.json: one object
 per workload with workload, n, unit and a number per client that applies.
 """
@@ -18,11 +21,15 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('BPF_KSYM_BUILD') or os.path.join(ROOT, 'build')
 LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) unit=(\w+)((?: \w+=[\d.]+)+)')
-CLIENTS = ('text', 'ioctl', 'batch', 'scan')
-WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id', 'rss_kib',
-             'rss_end_kib')
+CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq')
+WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id',
+             'blazesym_first', 'blazesym_cold', 'blazesym_bpf_info', 'rss_kib', 'rss_end_kib',
+             'blazesym_rss_kib')
 # The ratios the README reports, where both clients ran: (numerator, denominator).
-RATIOS = (('text', 'ioctl'), ('text', 'batch'), ('ioctl', 'batch'), ('scan', 'ioctl'))
+RATIOS = (('text', 'ioctl'), ('text', 'batch'), ('ioctl', 'batch'), ('scan', 'ioctl'),
+          ('blazesym_text', 'blazesym_kq'))
+# Memory ratios too, where both sides are one symbolizer's (not peak against end).
+KIB_RATIOS = (('blazesym_text', 'blazesym_kq'),)
 
 
 def parse(log):
@@ -47,20 +54,24 @@ def main():
     if [r['workload'] for r in records] != list(WORKLOADS):
         sys.exit('bench-query: expected the figures of %s from the guest, got %s; see %s'
                  % (', '.join(WORKLOADS), [r['workload'] for r in records], log))
-    print('\n%-14s %6s %4s %10s %10s %10s %10s  %s' % (
-        'workload', 'n', 'unit', *CLIENTS, 'ratios'))
+    widths = [max(10, len(c)) for c in CLIENTS]
+    print('\n%-17s %6s %4s %s  %s' % ('workload', 'n', 'unit',
+                                     ' '.join('%*s' % (w, c) for w, c in zip(widths, CLIENTS)),
+                                     'ratios'))
     for r in records:
-        cells = ['%10s' % ('%.3f' % r[c] if c in r else '-') for c in CLIENTS]
-        ratios = ['%s/%s %.1fx' % (a, b, r[a] / r[b]) for a, b in RATIOS
-                  if a in r and b in r and r[b] and r['unit'] != 'KiB']
-        print('%-14s %6d %4s %s  %s' % (r['workload'], r['n'], r['unit'], ' '.join(cells),
+        cells = ['%*s' % (w, '%.3f' % r[c] if c in r else '-') for w, c in zip(widths, CLIENTS)]
+        ratios = ['%s/%s %.1fx' % (a, b, r[a] / r[b])
+                  for a, b in (KIB_RATIOS if r['unit'] == 'KiB' else RATIOS)
+                  if a in r and b in r and r[b]]
+        print('%-17s %6d %4s %s  %s' % (r['workload'], r['n'], r['unit'], ' '.join(cells),
                                        ', '.join(ratios)))
     os.makedirs(os.path.join(BUILD, 'bench'), exist_ok=True)
     out = os.path.join(BUILD, 'bench', 'query.json')
     with open(out, 'w') as f:
         json.dump(records, f, indent=1)
     print('\n(plain TCG; each client times itself from its first touch of /proc/kallsyms to its '
-          'last answer; bpf_prog_id per lookup; medians of 11 interleaved runs)\nwrote %s' % out)
+          'last answer; bpf_prog_id per lookup; blazesym_bpf_info per address, on a symbolizer '
+          'already used once; medians of 11 interleaved runs)\nwrote %s' % out)
 
 
 if __name__ == '__main__':

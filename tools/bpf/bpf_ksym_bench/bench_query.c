@@ -9,6 +9,12 @@
  *  scan:  the program id of a JIT address as blazesym finds it without
  *         caching: BPF_PROG_GET_NEXT_ID, BPF_PROG_GET_FD_BY_ID and
  *         BPF_OBJ_GET_INFO_BY_FD over every program until one holds it.
+ *  blazesym_text, blazesym_kq: blazesym 0.2.7, the symbolizer bpftrace uses,
+ *         as published (it parses /proc/kallsyms) and with the KALLSYMS_QUERY
+ *         patches of the bpf_ksym project's tools/blazesym, run as
+ *         "blazesym-check bench" ($BLAZESYM_CHECK): a new symbolizer's first
+ *         address, DISTINCT addresses cold, and a JIT address to its program's
+ *         information with PROGS programs loaded.
  * Each client runs in a freshly exec'd process, cold: it times itself from
  * before it first touches /proc/kallsyms (table build or first query
  * included) to its last answer, and the parent reads its peak RSS. Prints
@@ -472,6 +478,24 @@ static long rss_now_kib(pid_t pid)
  * the ioctl nor the batch client frees memory before then, so for them that
  * is the peak too; the text client has freed its sort buffer by then.
  */
+/* blazesym-check's addresses: DISTINCT core ones, and a core one then BPF ones. */
+#define BLAZESYM_CORE "/tmp/bench_query.blazesym_core"
+#define BLAZESYM_BPF "/tmp/bench_query.blazesym_bpf"
+
+/* Runs @mode's client in this process, exec'd: ours, or blazesym-check's. */
+static void exec_client(const char *mode, const char *workload)
+{
+	const char *check = getenv("BLAZESYM_CHECK");
+
+	if (strncmp(mode, "blazesym_", 9)) {
+		execl("/proc/self/exe", "bench_query", "--client", mode, workload, NULL);
+		return;
+	}
+	/* "blazesym_text" -> "text", "blazesym_first" -> "first" */
+	execl(check, "blazesym-check", "bench", mode + 9, workload + 9,
+	      strcmp(workload, "blazesym_bpf_info") ? BLAZESYM_CORE : BLAZESYM_BPF, NULL);
+}
+
 static int measure(const char *mode, const char *workload, double *ms, long *rss_kib,
 		   long *rss_end_kib)
 {
@@ -487,7 +511,7 @@ static int measure(const char *mode, const char *workload, double *ms, long *rss
 		dup2(pipefd[1], 1);
 		close(pipefd[0]);
 		setenv("BENCH_QUERY_STOP", "1", 1);
-		execl("/proc/self/exe", "bench_query", "--client", mode, workload, NULL);
+		exec_client(mode, workload);
 		_exit(127);
 	}
 	close(pipefd[1]);
@@ -606,8 +630,17 @@ static int load_progs(void)
 		char name[16];
 		int fd;
 
+		/*
+		 * Each its own code, so each its own tag: a symbolizer that finds a
+		 * program by the tag in its name (blazesym) must find this one.
+		 */
+		struct bpf_insn insns[] = {
+			{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = i },
+			{ .code = BPF_JMP | BPF_EXIT },
+		};
+
 		snprintf(name, sizeof(name), "bq_%d", i);
-		fd = load_tiny_prog(name);
+		fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, name, "GPL", insns, 2, NULL);
 		if (fd < 0 || prog_syms(fd, &ps) || bpf_obj_get_info_by_fd(fd, &info, &len))
 			return -1;
 		prog_addrs[i] = ps.addr[0] + 1;
@@ -629,7 +662,33 @@ static const struct workload {
 	{ "cold_distinct", DISTINCT, "ms", { "ioctl", "batch" } },
 	/* Per lookup: scan times SCANNED lookups, ioctl all PROGS. */
 	{ "bpf_prog_id", PROGS, "us", { "scan", "ioctl" } },
+	{ "blazesym_first", 1, "ms", { "blazesym_text", "blazesym_kq" } },
+	{ "blazesym_cold", DISTINCT, "ms", { "blazesym_text", "blazesym_kq" } },
+	/*
+	 * Per address, one in each of the PROGS programs: published blazesym
+	 * walks every program once, on the first, and keeps their tags.
+	 */
+	{ "blazesym_bpf_info", PROGS, "us", { "blazesym_text", "blazesym_kq" } },
 };
+
+/* The address files of blazesym-check bench; 0 or -1. */
+static int write_blazesym_addrs(void)
+{
+	FILE *core = fopen(BLAZESYM_CORE, "w"), *bpf = fopen(BLAZESYM_BPF, "w");
+	int i, ok = core && bpf;
+
+	for (i = 0; ok && i < DISTINCT; i++)
+		ok = fprintf(core, "%llx\n", addrs[i]) > 0;
+	/* bpf_info's first address warms the symbolizer up, untimed. */
+	ok = ok && fprintf(bpf, "%llx\n", addrs[0]) > 0;
+	for (i = 0; ok && i < PROGS; i++)
+		ok = fprintf(bpf, "%llx\n", prog_addrs[i]) > 0;
+	if (core && fclose(core))
+		ok = 0;
+	if (bpf && fclose(bpf))
+		ok = 0;
+	return ok ? 0 : -1;
+}
 
 static int rw_workload(const char *mode)
 {
@@ -655,7 +714,8 @@ static int rw_workload(const char *mode)
 
 int main(int argc, char **argv)
 {
-	long rss[3] = { 0, 0, 0 }, rss_end[3] = { 0, 0, 0 };
+	long rss[3] = { 0, 0, 0 }, rss_end[3] = { 0, 0, 0 }, blazesym_rss[2] = { 0, 0 };
+	const char *check = getenv("BLAZESYM_CHECK");
 	unsigned int w;
 	int m, r;
 
@@ -691,6 +751,11 @@ int main(int argc, char **argv)
 	}
 	if (rw_workload("w"))
 		return 1;
+	if (!check || access(check, X_OK) || write_blazesym_addrs()) {
+		fprintf(stderr, "bench: BLAZESYM_CHECK (%s): no such program, %s: %s\n",
+			check ?: "unset", "or its address files not written", strerror(errno));
+		return 1;
+	}
 	for (w = 0; w < ARRAY_SIZE(workloads); w++) {
 		const struct workload *wl = &workloads[w];
 		double ms[3][RUNS];
@@ -710,6 +775,8 @@ int main(int argc, char **argv)
 					rss[m] = kib;
 				if (w == 0 && end_kib > rss_end[m])
 					rss_end[m] = end_kib;
+				if (!strcmp(wl->name, "blazesym_cold") && kib > blazesym_rss[m])
+					blazesym_rss[m] = kib;
 			}
 		printf("BENCH query workload=%s n=%d unit=%s", wl->name, wl->n, wl->unit);
 		for (m = 0; m < clients; m++) {
@@ -722,5 +789,8 @@ int main(int argc, char **argv)
 	       SAMPLES, rss[0], rss[1], rss[2]);
 	printf("BENCH query workload=rss_end_kib n=%d unit=KiB text=%ld ioctl=%ld batch=%ld\n",
 	       SAMPLES, rss_end[0], rss_end[1], rss_end[2]);
+	/* The peak RSS of blazesym_cold's runs. */
+	printf("BENCH query workload=blazesym_rss_kib n=%d unit=KiB", DISTINCT);
+	printf(" blazesym_text=%ld blazesym_kq=%ld\n", blazesym_rss[0], blazesym_rss[1]);
 	return 0;
 }
