@@ -32,6 +32,8 @@ log=$BUILD/guest-$FLAVOR-$mode.log
 limit=${GUEST_TIMEOUT:-600}
 step "booting $FLAVOR kernel under QEMU/TCG (mode $mode, timeout ${limit}s)"
 rc=0
-timeout --foreground -k 5 "$limit" "${qemu[@]}" </dev/null >"$log" 2>&1 || rc=$?
+: >"$log"
+# logged: a line every 30 s with the count of test results so far (V=1: the whole console).
+logged "$log" test_results timeout --foreground -k 5 "$limit" "${qemu[@]}" </dev/null || rc=$?
 [ $rc = 124 ] && echo "guest: TIMEOUT after ${limit}s" >>"$log"
 note "guest log: $log"

@@ -9,9 +9,11 @@ first="~12 min"
 [ "${EXTRA_CONFIG:-}" = debug ] && first="~16 min"
 step "building $FLAVOR kernel (first build $first, then incremental; log $KOUT/build.log)"
 log=$KOUT/build.log
-if ! kmake bzImage modules >"$log" 2>&1; then
+: >"$log"
+# logged: a line every 30 s with the log's last line (V=1: the whole output).
+if ! logged "$log" last_line kmake bzImage modules; then
 	# A known parallel race on the bindings' dep file: make again continues.
-	if grep -q 'fixdep' "$log" && kmake bzImage modules >>"$log" 2>&1; then
+	if grep -q 'fixdep' "$log" && logged "$log" last_line kmake bzImage modules; then
 		:
 	else
 		grep -E -A6 '^error' "$log" | head -60 >&2

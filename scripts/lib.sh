@@ -25,6 +25,64 @@ timed() {
 	return $rc
 }
 
+# Heartbeats for the long stages (kernel build, guest boots), so that a quiet terminal
+# still shows progress. heartbeat PID LOG SUMMARY: while PID runs, every ${HEARTBEAT:-30}
+# seconds print the time since the start and what the function SUMMARY says of LOG (one
+# line); it returns within a second of PID's end, or at once on SIGTERM, and leaves no
+# process behind. logged (below) runs it; the summaries are last_line and test_results.
+heartbeat() {
+	local pid=$1 log=$2 summary=$3 every=${HEARTBEAT:-30} t0=$SECONDS rc
+	# shellcheck disable=SC2046 # jobs -p: this watcher's own timeout, if any
+	trap 'kill $(jobs -p) 2>/dev/null; exit 0' TERM
+	while :; do
+		# tail --pid returns when PID has ended (it looks every second), timeout after $every.
+		rc=0
+		timeout "$every" tail --pid="$pid" -f /dev/null &
+		wait $! || rc=$?
+		[ "$rc" = 124 ] || return 0
+		note "... $(elapsed $((SECONDS - t0))): $("$summary" "$log" 2>/dev/null || true)"
+	done
+}
+elapsed() {
+	if (($1 >= 60)); then printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); else printf '%ds' "$1"; fi
+}
+# What a heartbeat says of a log: its last line (a kernel build's), or how many test
+# results a guest has printed so far: the "ok N ..." and "not ok N ..." lines results.py
+# counts (KUnit cases, indented by 4, after the console's timestamp; kselftest cases, after
+# the runner's "# "; the runner's line per program), and test_progs' "#N name:OK|FAIL|SKIP"
+# (upstream.py's).
+last_line() { tail -n 1 "$1" | tr -d '\r' | cut -c1-120; }
+test_results() {
+	local tap='^(\[ *[0-9]+\.[0-9]+\] ?)?( {4}|# )?' progs='^#[0-9]+(/[0-9]+)?[[:space:]]+[^[:space:]].*:' all bad
+	all=$(grep -cE "$tap(not )?ok [0-9]+ |$progs(OK|FAIL|SKIP)\b" "$1" || true)
+	bad=$(grep -cE "${tap}not ok [0-9]+ |${progs}FAIL\b" "$1" || true)
+	echo "${all:-0} test results so far (${bad:-0} failed)"
+}
+
+# logged LOG SUMMARY CMD...: run CMD in the foreground (signals reach it as before), its
+# stdout and stderr appended to LOG, with a heartbeat on stderr that says SUMMARY of LOG.
+# V=1 (make V=1) streams CMD's output to stderr as well, instead of the heartbeats.
+# Returns CMD's exit status.
+logged() {
+	local log=$1 summary=$2 rc=0 hb prev=() shell=$BASHPID
+	shift 2
+	if [ "${V:-0}" != 0 ] && [ -n "${V:-}" ]; then
+		"$@" 2>&1 | tee -a "$log" >&2 || rc=${PIPESTATUS[0]}
+		return "$rc"
+	fi
+	heartbeat "$shell" "$log" "$summary" &
+	hb=$!
+	# Stop the watcher however this shell exits, then do what the EXIT trap did before.
+	eval "prev=($(trap -p EXIT))"
+	# shellcheck disable=SC2064 # $hb and the old action, now
+	trap "kill $hb 2>/dev/null; ${prev[2]:-}" EXIT
+	"$@" >>"$log" 2>&1 || rc=$?
+	kill "$hb" 2>/dev/null || true
+	wait "$hb" 2>/dev/null || true
+	if [ -n "${prev[2]:-}" ]; then trap -- "${prev[2]}" EXIT; else trap - EXIT; fi
+	return "$rc"
+}
+
 # Our kernel config: the harness's fragment and what the selftests need.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 BASE_CONFIG=("$ROOT/config/bpf_ksym.config" "$ROOT/tools/testing/selftests/bpf_ksym/config")
