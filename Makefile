@@ -1,5 +1,6 @@
 # bpf_ksym: build, boot and test a 7.3 kernel whose BPF ksym registry is Rust.
 #
+#   make help                this text (plain `make` prints it too)
 #   make run                 build, boot, show BPF programs in /proc/kallsyms and perf frames
 #   make test                build, boot, run every suite; last line "N passed, N failed"
 #   make test-all            make test for the Rust and the C registry (what CI runs)
@@ -13,13 +14,49 @@
 #   make bench               the Rust registry against mainline C, every figure
 #   make bench-query         KALLSYMS_QUERY against parsing /proc/kallsyms
 #   make build               install, fetch, patch, configure, build (no boot)
+#   make deps, source, tree, config, kernel, initramfs
+#                            one stage of make build (and the stages it needs)
 #   make configs             build vmlinux in every config matrix entry (CONFIGS=...)
 #   make lint                shellcheck, rustfmt, checkpatch on the series, ksym-query's
-#                            fmt/clippy, htmldocs of our page, results.py's unit tests
+#                            fmt/clippy, blazesym's tests with tools/blazesym's patches,
+#                            htmldocs of our pages, results.py's unit tests
 #   make series              the work as a git format-patch series in build/series/
 #   make series-check        git am it on pristine 7.3, build and checkpatch every patch
-#   EXTRA_CONFIG=cfi         kCFI kernel (config/cfi.config); also debug, fineibt
-#   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n)
+#   make refresh-patch P=<patch>
+#                            rewrite patches/<patch> from its files edited in build/src
+#   make clean               remove the build output: build/ (or BPF_KSYM_BUILD)
+#   make distclean           make clean, and the downloads, pristine tree and ccache
+#                            (BPF_KSYM_CACHE)
+#
+# Variables (make VAR=value, or the environment):
+#   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n); default rust
+#   EXTRA_CONFIG=cfi         kCFI kernel (config/cfi.config); also debug, fineibt, upstream
+#   CONFIGS="ours cfi ..."   the entries of make configs to build (default: all)
+#   GUEST_TIMEOUT=600        seconds a boot may take (fuzz, test-debug, test-upstream set theirs)
+#   GUEST_MEM=2G             the guest's memory
+#   GUEST_CMDLINE="..."      more kernel command line for the guest
+#   GUEST_ACCEL=tcg          TCG even where KVM works (benchmark boots always use TCG)
+#   QEMU_EXTRA="..."         more QEMU options (make bench's icount mode: -icount shift=0 -smp 1)
+#   V=1                      stream the build's (kbuild's V=1) and the guest's output, not
+#                            a progress line every 30 s
+#   HEARTBEAT=30             seconds between those lines
+#   FUZZ_INPUTS=1000000      KALLSYMS_QUERY fuzz inputs of make fuzz and make test-debug
+#   FUZZ_SEED=1              the fuzzer's seed
+#   BENCH_N=1,100,...        numbers of BPF symbols make bench measures at
+#   BENCH_RUNS=3             make bench's boots per kernel and mode
+#   BENCH_MODES=icount,tcg   make bench's modes
+#   BENCH_MERGE=1            make bench keeps the last run's records of the modes not run
+#   NO_BUILD=1               make series-check: checkpatch only, no builds
+#   P=<patch>                make refresh-patch: the file in patches/
+#   BPF_KSYM_BUILD=<dir>     build output (default build/; CI: ~/.cache/bpf_ksym/ci-build)
+#   BPF_KSYM_CACHE=<dir>     downloads, pristine tree, ccache (default ~/.cache/bpf_ksym,
+#                            or $XDG_CACHE_HOME/bpf_ksym)
+#   CCACHE_DIR=<dir>         ccache's cache (default $BPF_KSYM_CACHE/ccache)
+#   CCACHE_MAXSIZE=10G       ccache's size limit
+#   LLVM_VER=22              clang/lld version (must match rustc's LLVM)
+#   KVER=7.3                 kernel version fetched (the patches are 7.3's)
+#   JOBS=2                   cargo's -j for tools/blazesym (initramfs, lint)
+#   REPATCH=1                make lint: apply tools/blazesym's patches again
 #
 # Every stage prints what it does and how long it took; see README.md.
 
@@ -45,9 +82,16 @@ endif
 FUZZ_INPUTS ?= 1000000
 FUZZ_SEED ?= 1
 
-.PHONY: all deps source tree config kernel initramfs build run test test-all shell clean \
-	test-debug results test-upstream test-upstream-all fuzz configs series series-check lint \
-	bench bench-query
+.PHONY: all help deps source tree config kernel initramfs build run test test-all shell clean \
+	distclean test-debug results test-upstream test-upstream-all fuzz configs series \
+	series-check refresh-patch lint bench bench-query
+
+# Plain `make` only prints help: building takes a while and installs packages.
+# The help is the comment at the top of this file, its one source: a new target
+# or variable gets its line there.
+.DEFAULT_GOAL := help
+help:
+	@sed -n '1,/^[^#]/s/^#\( \|$$\)//p' $(firstword $(MAKEFILE_LIST))
 
 all: test
 
@@ -162,6 +206,9 @@ series: source
 	@bash -c '. $(S)/lib.sh; timed series bash $(S)/series.sh'
 series-check: series tree
 	@bash -c '. $(S)/lib.sh; timed series-check bash $(S)/series-check.sh'
+# patches/$(P) again from the prepared tree (no `tree` first: it would undo the edits).
+refresh-patch:
+	@bash -c '. $(S)/lib.sh; timed refresh-patch bash $(S)/refresh-patch.sh "$$0"' '$(P)'
 
 configs: tree
 	@bash -c '. $(S)/lib.sh; timed configs bash $(S)/configs.sh'
@@ -169,5 +216,12 @@ configs: tree
 shell: build
 	@bash $(S)/boot.sh shell
 
+# Never the checkout, $HOME or /, whatever BPF_KSYM_BUILD or BPF_KSYM_CACHE say.
+comma := ,
+remove = case "$(1)" in ""|/|"$$HOME"|"$(CURDIR)") echo "error: not removing '$(1)'" >&2; exit 1 ;; esac; \
+	echo "removing $(2): $(1)"; rm -rf "$(1)"
 clean:
-	rm -rf $(BUILD)
+	@$(call remove,$(BUILD),the build output)
+distclean: clean
+	@cache=$$(bash -c '. $(S)/lib.sh; echo "$$CACHE"') || exit 1; \
+		$(call remove,$$cache,the downloads$(comma) the pristine tree and ccache)
