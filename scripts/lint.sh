@@ -16,8 +16,12 @@
 #                  our pages or the kernel-doc of the uapi header
 #   uapi-doc       the uapi header's kernel-doc against the struct layout and
 #                  the errnos the code returns (scripts/check-uapi-doc.py)
+#   paths          the files and directories README.md, HACKING.md, tools/*/README.md
+#                  and our two rst pages name exist, in the repository, the
+#                  kernel tree or build/ (scripts/check-paths.py)
 #   examples       the reference's example programs compile with -Werror
-#   results.py     its and upstream.py's unit tests on recorded guest logs (pytest)
+#   results.py     unit tests (pytest): results.py's and upstream.py's on recorded
+#                  guest logs, check-paths.py's
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -121,6 +125,11 @@ htmldocs() {
 
 uapi_doc() { /usr/bin/python3 "$ROOT/scripts/check-uapi-doc.py" --root "$ROOT"; }
 
+# The kernel tree as fetch-source.sh unpacked it: the upstream files the documents name.
+paths() {
+	/usr/bin/python3 "$ROOT/scripts/check-paths.py" --root "$ROOT" --kernel "$CACHE/linux-$KVER"
+}
+
 # The reference's examples, as a tool author would build them: the uapi header, libc.
 examples() {
 	local inc=$LOGS/uapi-include f
@@ -142,6 +151,7 @@ check ksym-query ksym_query
 check blazesym blazesym
 check htmldocs htmldocs
 check uapi-doc uapi_doc
+check paths paths
 check examples examples
 check results.py unit_tests
 [ $failed = 0 ] || die "lint found problems (above); each check's log is in $LOGS"
