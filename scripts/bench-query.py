@@ -25,7 +25,7 @@ CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq')
 WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id',
              'blazesym_first', 'blazesym_cold', 'blazesym_bpf_info', 'rss_kib', 'rss_end_kib',
              'blazesym_rss_kib')
-# The ratios the README reports, where both clients ran: (numerator, denominator).
+# The ratios docs/benchmarks.md reports, where both clients ran: (numerator, denominator).
 RATIOS = (('text', 'ioctl'), ('text', 'batch'), ('ioctl', 'batch'), ('scan', 'ioctl'),
           ('blazesym_text', 'blazesym_kq'))
 # Memory ratios too, where both sides are one symbolizer's (not peak against end).

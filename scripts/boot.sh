@@ -18,7 +18,7 @@ kernel=$KOUT/arch/x86/boot/bzImage
 # "wild-memory-access" (Documentation/bpf/bpf_ksym.rst, Reliability tests).
 grep -qx CONFIG_KASAN=y "$KOUT/.config" && GUEST_CMDLINE="no5lvl ${GUEST_CMDLINE:-}"
 # KVM where /dev/kvm is there and works. Some hosts have a /dev/kvm that QEMU cannot run a
-# host-model vCPU on (README, Toolchain: on its machines QEMU aborts setting MSR 0x10a), so a vCPU
+# host-model vCPU on (docs/testing.md: on its machines QEMU aborts setting MSR 0x10a), so a vCPU
 # with these flags must first run the firmware's first instructions (SeaBIOS's banner on
 # its debug port), a fraction of a second. GUEST_ACCEL=tcg skips the probe.
 kvm_works() {

@@ -7,7 +7,7 @@
 # prepare-tree.sh copies them), then the commit message. Without a message,
 # the one patches/ file's own header is the message. scripts/series/cover is
 # the cover letter's subject and text; the benchmark table is appended from
-# README.md. Every file prepare-tree.sh puts in the tree must be in exactly
+# docs/benchmarks.md. Every file prepare-tree.sh puts in the tree must be in exactly
 # one patch, so that the series builds the tree `make build` builds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -94,11 +94,11 @@ missing=$(comm -23 <(printf '%s\n' "$want") <(printf '%s\n' "$have" | sort -u))
 
 git -C "$TREE" format-patch -q --cover-letter --base="$base" -o "$OUT" "$base..HEAD"
 cover=$(ls "$OUT"/0000-*)
-python3 - "$cover" "$DEFS/cover" "$ROOT/README.md" <<'EOF'
+python3 - "$cover" "$DEFS/cover" "$ROOT/docs/benchmarks.md" <<'EOF'
 import sys
 cover, text, readme = sys.argv[1:]
 subject, _, blurb = open(text).read().partition('\n\n')
-# The judged rows of README's "Latest figures" table: C and Rust at 10,000 symbols.
+# The judged rows of docs/benchmarks.md's make bench table: C and Rust at 10,000 symbols.
 rows = []
 for line in open(readme):
     cells = [c.strip().replace('*', '') for c in line.strip().strip('|').split('|')]

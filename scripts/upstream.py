@@ -4,7 +4,7 @@
 Usage: upstream.py [--table OUT.md] [--summary] FLAVOUR=LOG ... (e.g. rust-upstream=build/...).
 Prints one line per test and subtest that is not OK on every registry, then per
 registry 'N passed, N failed, N skipped'; --table writes the whole per-test table
-(Markdown, one column per registry) for the README. A registry whose log is
+(Markdown, one column per registry) for docs/testing.md. A registry whose log is
 missing is left out with a note, so one registry can be run alone.
 
 Exit status 1 if a log did not finish, the kernel printed a splat, a test failed
