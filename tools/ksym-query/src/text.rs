@@ -43,17 +43,24 @@ impl Table {
         Ok(Table { syms })
     }
 
+    /// As `KALLSYMS_QUERY_BY_SYMBOL` answers: vmlinux first, then modules, never BPF.
     pub(crate) fn by_name(&self, name: &str) -> Result<u64, Error> {
-        let mut addrs = self
-            .syms
-            .iter()
-            .filter(|s| s.1 == name && s.2 != "bpf")
-            .map(|s| s.0);
-        let first = addrs.next().ok_or(Error::NotFound)?;
-        if addrs.any(|a| a != first) {
-            return Err(Error::Ambiguous);
-        }
-        Ok(first)
+        let among = |vmlinux: bool| {
+            let mut addrs = self
+                .syms
+                .iter()
+                .filter(|s| s.1 == name && s.2 != "bpf" && s.2.is_empty() == vmlinux)
+                .map(|s| s.0);
+            let first = addrs.next()?;
+            Some(if addrs.any(|a| a != first) {
+                Err(Error::Ambiguous)
+            } else {
+                Ok(first)
+            })
+        };
+        among(true)
+            .or_else(|| among(false))
+            .unwrap_or(Err(Error::NotFound))
     }
 
     /// The nearest symbol at or below `addr`: right inside a symbol, wrong past its end.
@@ -134,6 +141,13 @@ ffffffffc0101000 t bpf_dispatcher_xdp\t[bpf]
             t.by_name("bpf_dispatcher_xdp"),
             Err(Error::NotFound)
         ));
+    }
+
+    #[test]
+    fn by_name_prefers_vmlinux_to_a_module_of_the_same_name() {
+        let text = format!("{TEXT}ffffffffc0000100 t first_func\t[some_mod]\n");
+        let t = Table::parse(text.as_bytes()).unwrap();
+        assert_eq!(t.by_name("first_func").unwrap(), 0xffffffff81000100);
     }
 
     #[test]
