@@ -6,10 +6,12 @@ each client as a fresh process (text: parse the file into a sorted table, then
 look up; ioctl: one query per distinct address, cached; batch: the distinct
 addresses in KALLSYMS_QUERY_BY_ADDR_BATCH calls; scan: a program's id by
 walking every loaded program, as blazesym does; blazesym_text and blazesym_kq:
-blazesym 0.2.7 as published and with tools/blazesym's patches, the first
-address of a new symbolizer, 2,000 cold, a JIT address to its program's
-information with 1,000 programs loaded), 11 interleaved runs per
-workload, median. Prints a table and writes build/bench/query.json: one object
+blazesym 0.2.7 as published and with tools/blazesym's patches: the first
+address of a new symbolizer and 2,000 cold, in a fresh process and in one
+that ran the same once (the _warm workloads: tools/blazesym/check/src/bench.rs
+says why), a used symbolizer's first JIT address and each JIT address after
+it to its program's information, with 1,000 programs loaded), 11 interleaved
+runs per workload, median. Prints a table and writes build/bench/query.json: one object
 per workload with workload, n, unit and a number per client that applies.
 """
 import json
@@ -23,8 +25,9 @@ BUILD = os.environ.get('BPF_KSYM_BUILD') or os.path.join(ROOT, 'build')
 LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) unit=(\w+)((?: \w+=[\d.]+)+)')
 CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq')
 WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id',
-             'blazesym_first', 'blazesym_cold', 'blazesym_bpf_info', 'rss_kib', 'rss_end_kib',
-             'blazesym_rss_kib')
+             'blazesym_first', 'blazesym_cold', 'blazesym_first_warm', 'blazesym_cold_warm',
+             'blazesym_bpf_first', 'blazesym_bpf_info', 'rss_kib', 'rss_end_kib',
+             'blazesym_rss_kib', 'blazesym_rss_growth_kib')
 # The ratios docs/benchmarks.md reports, where both clients ran: (numerator, denominator).
 RATIOS = (('text', 'ioctl'), ('text', 'batch'), ('ioctl', 'batch'), ('scan', 'ioctl'),
           ('blazesym_text', 'blazesym_kq'))
@@ -55,7 +58,7 @@ def main():
         sys.exit('bench-query: expected the figures of %s from the guest, got %s; see %s'
                  % (', '.join(WORKLOADS), [r['workload'] for r in records], log))
     widths = [max(10, len(c)) for c in CLIENTS]
-    print('\n%-17s %6s %4s %s  %s' % ('workload', 'n', 'unit',
+    print('\n%-24s %6s %4s %s  %s' % ('workload', 'n', 'unit',
                                      ' '.join('%*s' % (w, c) for w, c in zip(widths, CLIENTS)),
                                      'ratios'))
     for r in records:
@@ -63,15 +66,15 @@ def main():
         ratios = ['%s/%s %.1fx' % (a, b, r[a] / r[b])
                   for a, b in (KIB_RATIOS if r['unit'] == 'KiB' else RATIOS)
                   if a in r and b in r and r[b]]
-        print('%-17s %6d %4s %s  %s' % (r['workload'], r['n'], r['unit'], ' '.join(cells),
+        print('%-24s %6d %4s %s  %s' % (r['workload'], r['n'], r['unit'], ' '.join(cells),
                                        ', '.join(ratios)))
     os.makedirs(os.path.join(BUILD, 'bench'), exist_ok=True)
     out = os.path.join(BUILD, 'bench', 'query.json')
     with open(out, 'w') as f:
         json.dump(records, f, indent=1)
     print('\n(plain TCG; each client times itself from its first touch of /proc/kallsyms to its '
-          'last answer; bpf_prog_id per lookup; blazesym_bpf_info per address, on a symbolizer '
-          'already used once; medians of 11 interleaved runs)\nwrote %s' % out)
+          'last answer; bpf_prog_id per lookup; blazesym_bpf_info per address; medians of 11 '
+          'interleaved runs)\nwrote %s' % out)
 
 
 if __name__ == '__main__':

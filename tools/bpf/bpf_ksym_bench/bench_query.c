@@ -13,8 +13,10 @@
  *         as published (it parses /proc/kallsyms) and with the KALLSYMS_QUERY
  *         patches of the bpf_ksym project's tools/blazesym, run as
  *         "blazesym-check bench" ($BLAZESYM_CHECK): a new symbolizer's first
- *         address, DISTINCT addresses cold, and a JIT address to its program's
- *         information with PROGS programs loaded.
+ *         address and DISTINCT addresses cold, in a fresh process and (the
+ *         _warm workloads) in one that has run the same once already; a used
+ *         symbolizer's first JIT address and each JIT address after it to its
+ *         program's information, PROGS programs loaded.
  * Each client runs in a freshly exec'd process, cold: it times itself from
  * before it first touches /proc/kallsyms (table build or first query
  * included) to its last answer, and the parent reads its peak RSS. Prints
@@ -477,6 +479,8 @@ static long rss_now_kib(pid_t pid)
  * after its answer, and its RSS is read then from its page tables. Neither
  * the ioctl nor the batch client frees memory before then, so for them that
  * is the peak too; the text client has freed its sort buffer by then.
+ * blazesym-check's cold also prints how far its peak RSS rose over the run,
+ * in KiB, after the time: *@grow_kib, or -1 where it does not.
  */
 /* blazesym-check's addresses: DISTINCT core ones, and a core one then BPF ones. */
 #define BLAZESYM_CORE "/tmp/bench_query.blazesym_core"
@@ -493,11 +497,11 @@ static void exec_client(const char *mode, const char *workload)
 	}
 	/* "blazesym_text" -> "text", "blazesym_first" -> "first" */
 	execl(check, "blazesym-check", "bench", mode + 9, workload + 9,
-	      strcmp(workload, "blazesym_bpf_info") ? BLAZESYM_CORE : BLAZESYM_BPF, NULL);
+	      strncmp(workload, "blazesym_bpf_", 13) ? BLAZESYM_CORE : BLAZESYM_BPF, NULL);
 }
 
 static int measure(const char *mode, const char *workload, double *ms, long *rss_kib,
-		   long *rss_end_kib)
+		   long *rss_end_kib, long *grow_kib)
 {
 	struct rusage ru;
 	char out[64] = "";
@@ -527,7 +531,8 @@ static int measure(const char *mode, const char *workload, double *ms, long *rss
 		if (wait4(pid, &status, 0, &ru) != pid)
 			goto reap;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) || sscanf(out, "%lf", ms) != 1)
+	*grow_kib = -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || sscanf(out, "%lf %ld", ms, grow_kib) < 1)
 		return -1;
 	if (*rss_end_kib < 0) {
 		fprintf(stderr, "bench: no Rss in /proc/%d/smaps_rollup: %s\n", pid,
@@ -664,11 +669,15 @@ static const struct workload {
 	{ "bpf_prog_id", PROGS, "us", { "scan", "ioctl" } },
 	{ "blazesym_first", 1, "ms", { "blazesym_text", "blazesym_kq" } },
 	{ "blazesym_cold", DISTINCT, "ms", { "blazesym_text", "blazesym_kq" } },
+	{ "blazesym_first_warm", 1, "ms", { "blazesym_text", "blazesym_kq" } },
+	{ "blazesym_cold_warm", DISTINCT, "ms", { "blazesym_text", "blazesym_kq" } },
 	/*
-	 * Per address, one in each of the PROGS programs: published blazesym
-	 * walks every program once, on the first, and keeps their tags.
+	 * Published blazesym walks every program on the first JIT address and
+	 * keeps their tags; per address after that, one in each of the other
+	 * programs, both clients open the program by id.
 	 */
-	{ "blazesym_bpf_info", PROGS, "us", { "blazesym_text", "blazesym_kq" } },
+	{ "blazesym_bpf_first", 1, "ms", { "blazesym_text", "blazesym_kq" } },
+	{ "blazesym_bpf_info", PROGS - 1, "us", { "blazesym_text", "blazesym_kq" } },
 };
 
 /* The address files of blazesym-check bench; 0 or -1. */
@@ -714,7 +723,8 @@ static int rw_workload(const char *mode)
 
 int main(int argc, char **argv)
 {
-	long rss[3] = { 0, 0, 0 }, rss_end[3] = { 0, 0, 0 }, blazesym_rss[2] = { 0, 0 };
+	long rss[3] = { 0, 0, 0 }, rss_end[3] = { 0, 0, 0 };
+	long blazesym_grow[2] = { -1, -1 }, blazesym_rss[2] = { 0, 0 };
 	const char *check = getenv("BLAZESYM_CHECK");
 	unsigned int w;
 	int m, r;
@@ -764,9 +774,10 @@ int main(int argc, char **argv)
 		/* Interleaved: one run of each client, RUNS times. */
 		for (r = 0; r < RUNS; r++)
 			for (m = 0; m < clients; m++) {
-				long kib, end_kib;
+				long kib, end_kib, grow_kib;
 
-				if (measure(wl->clients[m], wl->name, &ms[m][r], &kib, &end_kib)) {
+				if (measure(wl->clients[m], wl->name, &ms[m][r], &kib, &end_kib,
+					    &grow_kib)) {
 					fprintf(stderr, "bench: %s client failed on %s\n",
 						wl->clients[m], wl->name);
 					return 1;
@@ -775,7 +786,16 @@ int main(int argc, char **argv)
 					rss[m] = kib;
 				if (w == 0 && end_kib > rss_end[m])
 					rss_end[m] = end_kib;
-				if (!strcmp(wl->name, "blazesym_cold") && kib > blazesym_rss[m])
+				if (strcmp(wl->name, "blazesym_cold"))
+					continue;
+				if (grow_kib < 0) {
+					fprintf(stderr, "bench: %s printed no RSS growth\n",
+						wl->clients[m]);
+					return 1;
+				}
+				if (grow_kib > blazesym_grow[m])
+					blazesym_grow[m] = grow_kib;
+				if (kib > blazesym_rss[m])
 					blazesym_rss[m] = kib;
 			}
 		printf("BENCH query workload=%s n=%d unit=%s", wl->name, wl->n, wl->unit);
@@ -789,8 +809,13 @@ int main(int argc, char **argv)
 	       SAMPLES, rss[0], rss[1], rss[2]);
 	printf("BENCH query workload=rss_end_kib n=%d unit=KiB text=%ld ioctl=%ld batch=%ld\n",
 	       SAMPLES, rss_end[0], rss_end[1], rss_end[2]);
-	/* The peak RSS of blazesym_cold's runs. */
+	/*
+	 * Of blazesym_cold's runs: the process's peak RSS, and the most a
+	 * symbolizer raised it.
+	 */
 	printf("BENCH query workload=blazesym_rss_kib n=%d unit=KiB", DISTINCT);
 	printf(" blazesym_text=%ld blazesym_kq=%ld\n", blazesym_rss[0], blazesym_rss[1]);
+	printf("BENCH query workload=blazesym_rss_growth_kib n=%d unit=KiB", DISTINCT);
+	printf(" blazesym_text=%ld blazesym_kq=%ld\n", blazesym_grow[0], blazesym_grow[1]);
 	return 0;
 }

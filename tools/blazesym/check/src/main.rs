@@ -16,7 +16,7 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: blazesym-check compare [--addrs N] [--capi PATH] [--require KIND,...]\n\
          \x20                             [--allow-fallback]\n\
-         \x20      blazesym-check bench <text|kq> <first|cold|bpf_info> <addrfile>\n\
+         \x20      blazesym-check bench <text|kq> <workload> <addrfile>\n\
          \n\
          compare: symbolize at least N (default 100000) kernel addresses derived\n\
          from /proc/kallsyms with both blazesym copies, check kq against text and\n\
@@ -29,8 +29,12 @@ fn usage() -> ExitCode {
          a bpf_prog_ line that KALLSYMS_QUERY says is a subprogram (none\n\
          without it).\n\
          bench: time one client on the addresses of addrfile (hex, one a line)\n\
-         and print milliseconds (bpf_info: microseconds per address after the\n\
-         first, which is symbolized before the clock starts)."
+         and print milliseconds. Workloads: first, cold (the first or all\n\
+         addresses on the process's first symbolizer; cold also prints how\n\
+         far it raised the process's peak RSS, in KiB); first_warm, cold_warm\n\
+         (the same on a new symbolizer after one run on another); bpf_first,\n\
+         bpf_info (on a symbolizer that answered the first address: the\n\
+         second, or each after it in microseconds per address)."
     );
     ExitCode::from(2)
 }
