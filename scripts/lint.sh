@@ -19,6 +19,8 @@
 #   paths          the files and directories README.md, HACKING.md, tools/*/README.md
 #                  and our two rst pages name exist, in the repository, the
 #                  kernel tree or build/ (scripts/check-paths.py)
+#   kconfig        every Kconfig of our directories is sourced by the top-level
+#                  Kconfig and by exactly one patch, and nothing else is
 #   examples       the reference's example programs compile with -Werror
 #   results.py     unit tests (pytest): results.py's and upstream.py's on recorded
 #                  guest logs, check-paths.py's
@@ -130,6 +132,19 @@ paths() {
 	/usr/bin/python3 "$ROOT/scripts/check-paths.py" --root "$ROOT" --kernel "$CACHE/linux-$KVER"
 }
 
+# The top-level Kconfig names what the patches wire into the kernel's menus.
+kconfig() {
+	local listed wired ours p
+	listed=$(sed -n 's/^source "\(.*\)"$/\1/p' "$ROOT/Kconfig" | sort)
+	wired=$(grep -v '^#' "$ROOT/patches/series" | while read -r p; do
+		sed -n 's/^+source "\(.*\)"$/\1/p' "$ROOT/patches/$p"
+	done | sort)
+	ours=$(cd "$ROOT" && find . -mindepth 2 -maxdepth 2 -name Kconfig | sed 's|^\./||' | sort)
+	printf 'top-level Kconfig:  %s\nsourced by patches: %s\nour directories:    %s\n' \
+		"$(tr '\n' ' ' <<<"$listed")" "$(tr '\n' ' ' <<<"$wired")" "$(tr '\n' ' ' <<<"$ours")"
+	[ "$listed" = "$ours" ] && [ "$wired" = "$ours" ]
+}
+
 # The reference's examples, as a tool author would build them: the uapi header, libc.
 examples() {
 	local inc=$LOGS/uapi-include f
@@ -152,6 +167,7 @@ check blazesym blazesym
 check htmldocs htmldocs
 check uapi-doc uapi_doc
 check paths paths
+check kconfig kconfig
 check examples examples
 check results.py unit_tests
 [ $failed = 0 ] || die "lint found problems (above); each check's log is in $LOGS"
