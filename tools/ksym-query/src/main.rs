@@ -32,7 +32,8 @@ commands:
                   0x optional: 'perf script', a bpftrace stack, a log) written
                   as 'symbol+0xoff/0xsize [owner]'; each line is written as
                   soon as it is read and named. Addresses no symbol covers, or
-                  that a failed lookup left unnamed, are copied as they are
+                  that a failed lookup left unnamed, are copied as they are,
+                  and so is every other byte (line ends, non-UTF-8 text)
 
 options (anywhere on the line; '--' ends them):
   --text          parse /proc/kallsyms instead of using the KALLSYMS_QUERY ioctl
@@ -191,9 +192,10 @@ const CHUNK_LINES: usize = 4096;
 
 /// Copies `input` to `out` with its kernel addresses named, line by line: each line is written
 /// and flushed once its addresses are named. The lines already in `input`'s buffer are looked
-/// up together (one batch); it never waits for more input to write a line it has. Returns the
-/// exit status: 0, or that of the first address left unnamed by an error (reported once per
-/// reason on stderr).
+/// up together (one batch); it never waits for more input to write a line it has. Everything
+/// but the addresses is copied byte for byte: line ends (`\n`, `\r\n`, none at the end),
+/// bytes that are not UTF-8. Returns the exit status: 0, or that of the first address left
+/// unnamed by an error (reported once per reason on stderr).
 fn symbolize<R: Read>(
     sym: &mut Symbolizer,
     input: &mut BufReader<R>,
@@ -202,27 +204,20 @@ fn symbolize<R: Read>(
 ) -> Result<u8, StreamError> {
     let mut status = 0;
     let mut reported: Vec<Reason> = Vec::new();
-    let mut lines: Vec<String> = Vec::new();
+    let mut lines: Vec<Vec<u8>> = Vec::new();
     let mut eof = false;
     while !eof {
         lines.clear();
         // A line, waiting for it if need be, then those already buffered.
         loop {
-            let mut buf = Vec::new();
+            let mut line = Vec::new();
             if input
-                .read_until(b'\n', &mut buf)
+                .read_until(b'\n', &mut line)
                 .map_err(StreamError::Read)?
                 == 0
             {
                 eof = true;
                 break;
-            }
-            let mut line = String::from_utf8(buf)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            for end in ["\n", "\r"] {
-                if line.ends_with(end) {
-                    line.pop();
-                }
             }
             lines.push(line);
             if lines.len() >= CHUNK_LINES || !input.buffer().contains(&b'\n') {
@@ -236,12 +231,14 @@ fn symbolize<R: Read>(
         let addrs: Vec<u64> = found.iter().flatten().map(|(_, a)| *a).collect();
         let mut answers = sym.symbolize(&addrs).into_iter();
         for (line, found) in lines.iter().zip(found) {
-            let mut text = String::with_capacity(line.len() + 64);
+            let mut text = Vec::with_capacity(line.len() + 64);
             let mut last = 0;
             for (range, addr) in found {
-                text += &line[last..range.start];
+                text.extend_from_slice(&line[last..range.start]);
                 match answers.next() {
-                    Some(Symbolized::Sym(s)) => text += &describe(&s, addr, verbose),
+                    Some(Symbolized::Sym(s)) => {
+                        text.extend_from_slice(describe(&s, addr, verbose).as_bytes())
+                    }
                     Some(Symbolized::Unknown(why)) => {
                         let code = reason_code(&why);
                         if code != 0 && !reported.contains(&why) {
@@ -251,18 +248,31 @@ fn symbolize<R: Read>(
                         if status == 0 {
                             status = code;
                         }
-                        text += &line[range.clone()];
+                        text.extend_from_slice(&line[range.clone()]);
                     }
-                    None => text += &line[range.clone()],
+                    None => text.extend_from_slice(&line[range.clone()]),
                 }
                 last = range.end;
             }
-            text += &line[last..];
-            writeln!(out, "{text}").map_err(StreamError::Write)?;
+            text.extend_from_slice(&line[last..]);
+            out.write_all(&text).map_err(StreamError::Write)?;
         }
         out.flush().map_err(StreamError::Write)?;
     }
     Ok(status)
+}
+
+/// `symbolize` without a `/proc/kallsyms` to ask: its input copied as it is, so that a pipe
+/// through it still carries everything. Returns the status for `err`, the reason.
+fn copy_unnamed(err: u8, input: &mut impl Read, out: &mut impl Write) -> u8 {
+    match io::copy(input, out).and_then(|_| out.flush()) {
+        Ok(()) => err,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => err,
+        Err(e) => {
+            eprintln!("ksym-query: symbolize: copying stdin to stdout: {e}");
+            err
+        }
+    }
 }
 
 /// `name` or `addr`: the answer on `out`, the error on stderr; the exit status.
@@ -314,6 +324,10 @@ fn run(o: &Options) -> u8 {
         Ok(k) => k,
         Err(e) => {
             eprintln!("ksym-query: /proc/kallsyms: {e}");
+            if o.command == Command::Symbolize {
+                eprintln!("ksym-query: symbolize: copying stdin with no address named");
+                return copy_unnamed(exit_code(&e), &mut io::stdin().lock(), &mut io::stdout());
+            }
             return exit_code(&e);
         }
     };
@@ -587,8 +601,8 @@ ffffffffc0100800 t bpf_trampoline_6442450944\t[bpf]
     fn symbolize_writes_each_line_before_reading_on() {
         let out = Rc::new(RefCell::new(Vec::new()));
         let first = "at first_func+0x4/0x100 [vmlinux]\n";
-        let next = "second_func+0x0/0x3efffe00 [vmlinux], 0x1000\nno address\n";
-        let last = "partial line bpf_prog_0123456789abcdef_prog+0x10/0x800 [bpf]\n";
+        let next = "second_func+0x0/0x3efffe00 [vmlinux], 0x1000\r\nno address\n";
+        let last = "partial line bpf_prog_0123456789abcdef_prog+0x10/0x800 [bpf]";
         let mut input = BufReader::new(Pipe {
             chunks: VecDeque::from([
                 ("".to_string(), "at ffffffff81000104\n"),
@@ -612,6 +626,31 @@ ffffffffc0100800 t bpf_trampoline_6442450944\t[bpf]
             format!("{first}{next}{last}")
         );
         assert_eq!(sym.looked_up, 3);
+    }
+
+    #[test]
+    fn symbolize_copies_all_but_the_addresses_byte_for_byte() {
+        let input = b"\xff ffffffff81000104 \xfe\r\n\r\nlast ffffffff81000200";
+        let mut out = Vec::new();
+        let mut sym = Symbolizer::new(kallsyms());
+        let status = symbolize(&mut sym, &mut BufReader::new(&input[..]), &mut out, false);
+        assert_eq!(status.unwrap(), 0);
+        assert_eq!(
+            out,
+            b"\xff first_func+0x4/0x100 [vmlinux] \xfe\r\n\r\n\
+              last second_func+0x0/0x3efffe00 [vmlinux]"
+        );
+    }
+
+    #[test]
+    fn symbolize_without_kallsyms_copies_its_input_and_fails() {
+        let input = b"at ffffffff81000104\nno newline";
+        let mut out = Vec::new();
+        assert_eq!(
+            copy_unnamed(EXIT_NOT_PERMITTED, &mut &input[..], &mut out),
+            EXIT_NOT_PERMITTED
+        );
+        assert_eq!(out, input);
     }
 
     #[test]

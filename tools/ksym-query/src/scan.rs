@@ -5,11 +5,11 @@
 /// hexadecimal numbers in the text are left alone.
 pub const KERNEL_MIN: u64 = 0xffff_8000_0000_0000;
 
-/// The kernel addresses in `line`: each a byte range of the line and its value. An address is
-/// a run of hex digits, with or without `0x`, not inside a longer word, whose value is at least
-/// [`KERNEL_MIN`] (so 16 digits, on x86-64).
-pub fn kernel_addresses(line: &str) -> Vec<(std::ops::Range<usize>, u64)> {
-    let b = line.as_bytes();
+/// The kernel addresses in `line`, which may be any bytes: each a byte range of the line and
+/// its value. An address is exactly 16 hex digits, with or without `0x`, not inside a longer
+/// word (letters, digits, `_`), whose value is at least [`KERNEL_MIN`].
+pub fn kernel_addresses(line: &[u8]) -> Vec<(std::ops::Range<usize>, u64)> {
+    let b = line;
     let mut out = Vec::new();
     let mut i = 0;
     while i < b.len() {
@@ -22,10 +22,12 @@ pub fn kernel_addresses(line: &str) -> Vec<(std::ops::Range<usize>, u64)> {
         let end = i + prefix + digits;
         let word_end = end == b.len() || !is_word(b[end]);
         if word_start && word_end && digits == 16 {
-            if let Ok(v) = u64::from_str_radix(&line[i + prefix..end], 16) {
-                if v >= KERNEL_MIN {
-                    out.push((i..end, v));
-                }
+            // 16 ASCII hex digits: UTF-8, and a value that fits.
+            let v = std::str::from_utf8(&b[i + prefix..end])
+                .ok()
+                .and_then(|digits| u64::from_str_radix(digits, 16).ok());
+            if let Some(v) = v.filter(|&v| v >= KERNEL_MIN) {
+                out.push((i..end, v));
             }
         }
         i = if digits > 0 { end } else { i + 1 };
@@ -45,19 +47,31 @@ mod tests {
     #[test]
     fn finds_addresses_in_perf_script_and_bpftrace_lines() {
         let perf = "\tffffffff81234567 bpf_user_rnd_u32+0x7 ([kernel.kallsyms])";
-        assert_eq!(kernel_addresses(perf), vec![(1..17, 0xffffffff81234567)]);
+        assert_eq!(
+            kernel_addresses(perf.as_bytes()),
+            vec![(1..17, 0xffffffff81234567)]
+        );
         let bt = "        0xffffffffc0001234";
-        assert_eq!(kernel_addresses(bt), vec![(8..26, 0xffffffffc0001234)]);
+        assert_eq!(
+            kernel_addresses(bt.as_bytes()),
+            vec![(8..26, 0xffffffffc0001234)]
+        );
         let two = "ffffffff81000000,ffffffffa0000010";
-        assert_eq!(kernel_addresses(two).len(), 2);
+        assert_eq!(kernel_addresses(two.as_bytes()).len(), 2);
     }
 
     #[test]
     fn leaves_user_addresses_words_and_short_numbers() {
-        assert!(kernel_addresses("7f0012345678 main+0x10").is_empty());
-        assert!(kernel_addresses("pid 1234 cpu 0001").is_empty());
-        assert!(kernel_addresses("xffffffff81234567 ffffffff81234567z").is_empty());
-        assert!(kernel_addresses("ffffffff812345670").is_empty());
-        assert!(kernel_addresses("func_ffffffff81234567 ffffffff81234567_x").is_empty());
+        assert!(kernel_addresses(b"7f0012345678 main+0x10").is_empty());
+        assert!(kernel_addresses(b"pid 1234 cpu 0001").is_empty());
+        assert!(kernel_addresses(b"xffffffff81234567 ffffffff81234567z").is_empty());
+        assert!(kernel_addresses(b"ffffffff812345670").is_empty());
+        assert!(kernel_addresses(b"func_ffffffff81234567 ffffffff81234567_x").is_empty());
+    }
+
+    #[test]
+    fn finds_addresses_among_bytes_that_are_not_utf8() {
+        let line = b"\xff\xfe ffffffff81234567\r\n";
+        assert_eq!(kernel_addresses(line), vec![(3..19, 0xffffffff81234567)]);
     }
 }

@@ -5,6 +5,7 @@
 //! gap between images) gets the nearest symbol below it; it has no program ids or subprogram
 //! indexes either. [`crate::Kallsyms::unknowable`] lists what this cannot know.
 
+use crate::raw::NAME_LEN;
 use crate::{Error, Kind, Symbol};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -43,8 +44,12 @@ impl Table {
         Ok(Table { syms })
     }
 
-    /// As `KALLSYMS_QUERY_BY_SYMBOL` answers: vmlinux first, then modules, never BPF.
+    /// As `KALLSYMS_QUERY_BY_SYMBOL` answers: vmlinux first, then modules, never BPF; a name
+    /// the kernel would not take is too long here too.
     pub(crate) fn by_name(&self, name: &str) -> Result<u64, Error> {
+        if name.len() >= NAME_LEN {
+            return Err(Error::NameTooLong);
+        }
         let among = |vmlinux: bool| {
             let mut addrs = self
                 .syms
@@ -148,6 +153,19 @@ ffffffffc0101000 t bpf_dispatcher_xdp\t[bpf]
         let text = format!("{TEXT}ffffffffc0000100 t first_func\t[some_mod]\n");
         let t = Table::parse(text.as_bytes()).unwrap();
         assert_eq!(t.by_name("first_func").unwrap(), 0xffffffff81000100);
+    }
+
+    #[test]
+    fn a_name_the_kernel_would_refuse_is_too_long() {
+        let t = table();
+        assert!(matches!(
+            t.by_name(&"x".repeat(NAME_LEN)),
+            Err(Error::NameTooLong)
+        ));
+        assert!(matches!(
+            t.by_name(&"x".repeat(NAME_LEN - 1)),
+            Err(Error::NotFound)
+        ));
     }
 
     #[test]
