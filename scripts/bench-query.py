@@ -11,9 +11,13 @@ address of a new symbolizer and 2,000 cold, in a fresh process and in one
 that ran the same once (the _warm workloads: tools/blazesym/check/src/bench.rs
 says why), a used symbolizer's first JIT address and each JIT address after
 it to its program's information, with 1,000 programs loaded), 11 interleaved
-runs per workload, median. Prints a table and writes build/bench/query.json: one object
-per workload with workload, n, unit and a number per client that applies.
+runs per workload, median. Prints a table and writes build/bench/query.json (with
+QEMU_EXTRA's -icount: query-icount.json): one object per workload with workload,
+n, unit and a number per client that applies; keeps them in docs/bench/ and
+renders the documentation's tables from them (scripts/bench_docs.py).
+--report publishes the last run's records again.
 """
+import datetime
 import json
 import os
 import re
@@ -22,6 +26,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('BPF_KSYM_BUILD') or os.path.join(ROOT, 'build')
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+import bench  # noqa: E402 (its versions(): what the figures were measured on)
+import bench_docs  # noqa: E402
 LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) unit=(\w+)((?: \w+=[\d.]+)+)')
 CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq')
 WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id',
@@ -49,10 +56,25 @@ def parse(log):
 
 
 def main():
+    icount = '-icount' in os.environ.get('QEMU_EXTRA', '')
+    name = 'query-icount' if icount else 'query'
+    out = os.path.join(BUILD, 'bench', name + '.json')
+    info_out = os.path.join(BUILD, 'bench', name + '-info.json')
+    if sys.argv[1:] == ['--report']:
+        # Publish the last run's records again (docs/bench/, the documentation's tables).
+        if not os.path.exists(info_out):
+            sys.exit('bench-query: no %s (when and on what the last run was made): run '
+                     'make bench-query again' % info_out)
+        with open(out) as f, open(info_out) as g:
+            bench_docs.publish(name, json.load(f), json.load(g))
+        return
+    info = {'mode': 'icount' if icount else 'tcg', 'runs': 11, 'tree': bench_docs.tree(),
+            'date': datetime.date.today().isoformat()}
     env = dict(os.environ, BPF_KSYM='rust', GUEST_TIMEOUT='1500')
     subprocess.run(['bash', os.path.join(ROOT, 'scripts/boot.sh'), 'bench-query'],
                    env=env, check=True)
     log = os.path.join(BUILD, 'guest-rust-bench-query.log')
+    info.update(bench.versions(open(log, errors='replace').read()))
     records = parse(log)
     if [r['workload'] for r in records] != list(WORKLOADS):
         sys.exit('bench-query: expected the figures of %s from the guest, got %s; see %s'
@@ -69,12 +91,16 @@ def main():
         print('%-24s %6d %4s %s  %s' % (r['workload'], r['n'], r['unit'], ' '.join(cells),
                                        ', '.join(ratios)))
     os.makedirs(os.path.join(BUILD, 'bench'), exist_ok=True)
-    out = os.path.join(BUILD, 'bench', 'query.json')
     with open(out, 'w') as f:
         json.dump(records, f, indent=1)
-    print('\n(plain TCG; each client times itself from its first touch of /proc/kallsyms to its '
+    with open(info_out, 'w') as f:
+        json.dump(info, f, indent=1)
+    bench_docs.publish(name, records, info)
+    print('\n(%s; each client times itself from its first touch of /proc/kallsyms to its '
           'last answer; bpf_prog_id per lookup; blazesym_bpf_info per address; medians of 11 '
-          'interleaved runs)\nwrote %s' % out)
+          'interleaved runs)\nwrote %s' % (
+              'icount: a nanosecond of guest time is one instruction' if icount else 'plain TCG',
+              out))
 
 
 if __name__ == '__main__':

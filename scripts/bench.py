@@ -14,12 +14,17 @@ time: noisy, but memory-bound work shows).
 
 BENCH_MERGE=1 keeps the last run's records of the modes not re-run.
 Prints one table (median over boots; spread = the larger of the two variants'
-(max - min) / median), writes build/bench/bench.json and build/bench/bench.svg.
+(max - min) / median), writes build/bench/bench.json and build/bench/bench.svg,
+keeps the records in docs/bench/bench.json and renders the documentation's
+table from them (scripts/bench_docs.py). --report does the same from the last
+run's build/bench/bench.json.
 """
+import datetime
 import json
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -29,12 +34,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('BPF_KSYM_BUILD') or os.path.join(ROOT, 'build')
 OUT = os.path.join(BUILD, 'bench')
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+import bench_docs  # noqa: E402
 import bench_plot  # noqa: E402
 from markers import BENCH_END  # noqa: E402
 
-NS = [int(x) for x in os.environ.get('BENCH_N', '1,100,1000,10000,30000').split(',')]
-RUNS = int(os.environ.get('BENCH_RUNS', '3'))
-MODES = os.environ.get('BENCH_MODES', 'icount,tcg').split(',')
+DEFAULT_NS, DEFAULT_RUNS, DEFAULT_MODES = (1, 100, 1000, 10000, 30000), 3, ('icount', 'tcg')
+NS = [int(x) for x in os.environ.get('BENCH_N', ','.join(map(str, DEFAULT_NS))).split(',')]
+RUNS = int(os.environ.get('BENCH_RUNS', str(DEFAULT_RUNS)))
+MODES = os.environ.get('BENCH_MODES', ','.join(DEFAULT_MODES)).split(',')
 VARIANTS = ('c', 'rust')
 
 KERNEL_LINE = re.compile(r'bpf_ksym_bench: workload=(\w+) n=(\d+) ops=\d+ ns_per_op=([\d.]+)')
@@ -129,6 +136,19 @@ def write_reports(records, info):
     # Log-log against N: the fixed-N workloads have no curve.
     bench_plot.write_svg([r for r in records if r['workload'] not in FIXED_N], ORDER,
                          os.path.join(OUT, 'bench.svg'), info)
+    # The documentation's figures: docs/bench/bench.json, the tables rendered from it and
+    # the plot the README shows; only from a run of every workload at every N in both
+    # modes, which a quick check (BENCH_N=10000, BENCH_MODES=icount) is not.
+    partial = [k for k, v in (('BENCH_N', {r['n'] for r in records} >= set(DEFAULT_NS)),
+                              ('BENCH_MODES', {r['mode'] for r in records} >= set(DEFAULT_MODES)),
+                              ('BENCH_RUNS', info.get('runs', 0) >= DEFAULT_RUNS),
+                              ('date of the run', 'date' in info)) if not v]
+    if partial:
+        print('bench: not published to docs/bench/ (%s short of a full run)' % ', '.join(partial))
+    else:
+        bench_docs.publish('bench', records, info)
+        shutil.copyfile(os.path.join(OUT, 'bench.svg'),
+                        os.path.join(ROOT, 'Documentation', 'bpf', 'bpf_ksym_bench.svg'))
     return table
 
 
@@ -140,6 +160,8 @@ def main():
             print(write_reports(json.load(f), json.load(g)))
         return
     t_start = time.time()
+    # What was measured: the tree as the run starts (it may change while the boots run).
+    started = {'date': datetime.date.today().isoformat(), 'tree': bench_docs.tree()}
     print('bench: %d boots (%d runs x %s x C and Rust), N = %s' % (
         RUNS * len(MODES) * 2, RUNS, '/'.join(MODES), ', '.join(map(str, NS))), flush=True)
     samples, units, log_text = {}, {}, ''
@@ -174,8 +196,7 @@ def main():
         with open(merged) as f:
             records = [r for r in json.load(f) if r['mode'] not in MODES] + records
         records.sort(key=lambda r: (r['mode'] != 'icount', ORDER.index(r['workload']), r['n']))
-    info = versions(log_text)
-    info['runs'] = RUNS
+    info = dict(versions(log_text), runs=RUNS, **started)
     table = write_reports(records, info)
     print()
     print(table)

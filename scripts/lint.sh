@@ -21,9 +21,12 @@
 #                  kernel tree or build/ (scripts/check-paths.py)
 #   kconfig        every Kconfig of our directories is sourced by the top-level
 #                  Kconfig and by exactly one patch, and nothing else is
+#   figures        the benchmark tables of README.md and docs/benchmarks.md are
+#                  what their records in docs/bench/ render, and no figure of
+#                  theirs is copied into the text (scripts/bench_docs.py)
 #   examples       the reference's example programs compile with -Werror
 #   results.py     unit tests (pytest): results.py's and upstream.py's on recorded
-#                  guest logs, check-paths.py's
+#                  guest logs, check-paths.py's, bench_docs.py's
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -145,6 +148,8 @@ kconfig() {
 	[ "$listed" = "$ours" ] && [ "$wired" = "$ours" ]
 }
 
+figures() { /usr/bin/python3 "$ROOT/scripts/bench_docs.py" check; }
+
 # The reference's examples, as a tool author would build them: the uapi header, libc.
 examples() {
 	local inc=$LOGS/uapi-include f
@@ -168,6 +173,7 @@ check htmldocs htmldocs
 check uapi-doc uapi_doc
 check paths paths
 check kconfig kconfig
+check figures figures
 check examples examples
 check results.py unit_tests
 [ $failed = 0 ] || die "lint found problems (above); each check's log is in $LOGS"

@@ -1,0 +1,395 @@
+#!/usr/bin/env python3
+"""The documentation's benchmark figures, written by the benchmarks, never by hand.
+
+`make bench` and `make bench-query` keep their last run's records in docs/bench/<name>.json
+(committed: the one source of every figure) and render them, through this module, into the
+blocks of README.md and docs/benchmarks.md marked
+
+    <!-- generated: <block> (scripts/bench_docs.py from docs/bench/); do not edit -->
+    ...
+    <!-- end generated: <block> -->
+
+`bench_docs.py check` (make lint) fails when a block differs from what its records render
+(an edit by hand, or records changed without re-rendering), or when a figure of a generated
+table appears in the text around the blocks (a hand-copied number, which goes stale without
+anyone noticing: say it in words, or point at the table). `bench_docs.py render` rewrites
+every block from the committed records.
+"""
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DATA = os.path.join(ROOT, 'docs', 'bench')
+# The documents and the blocks each must have.
+DOCS = {'README.md': ('headline',),
+        'docs/benchmarks.md': ('bench', 'query', 'query-blazesym', 'query-icount')}
+BEGIN = re.compile(r'^<!-- generated: ([\w-]+) \(scripts/bench_docs\.py from docs/bench/\); '
+                   r'do not edit -->$', re.M)
+END = '<!-- end generated: %s -->'
+
+# Rows of the bench-query tables: workload -> what it measures.
+QUERY_ROWS = {
+    'profile': 'profile: Zipf(1.1) samples over 2,000 text addresses, cold start included',
+    'by_name_cold': 'by_name_cold: one lookup by name in a new process',
+    'by_addr_cold': 'by_addr_cold: one lookup by address in a new process',
+    'cold_distinct': 'cold_distinct: 2,000 distinct addresses, once each',
+    'bpf_prog_id': "bpf_prog_id: a JIT address to its program's id, 1,000 programs loaded "
+                   '(per lookup)',
+    'rss_kib': 'rss_kib: peak RSS of the profile client (`ru_maxrss`)',
+    'rss_end_kib': 'rss_end_kib: exact RSS after the last answer',
+}
+QUERY_CLIENTS = ('text', 'ioctl', 'batch', 'scan')
+QUERY_RATIOS = (('text', 'batch'), ('text', 'ioctl'), ('ioctl', 'batch'), ('scan', 'ioctl'))
+BLAZESYM_ROWS = {
+    'blazesym_first': "blazesym_first: a new symbolizer's first kernel address, in a fresh "
+                      'process (as a tool\'s first stack pays it)',
+    'blazesym_cold': 'blazesym_cold: 2,000 distinct addresses in one `symbolize()`, in a fresh '
+                     'process',
+    'blazesym_first_warm': 'blazesym_first_warm: blazesym_first in a process that has run it '
+                           'once before',
+    'blazesym_cold_warm': 'blazesym_cold_warm: blazesym_cold in a process that has run it once '
+                          'before',
+    'blazesym_bpf_first': "blazesym_bpf_first: a symbolizer's first JIT address, 1,000 "
+                          'programs loaded',
+    'blazesym_bpf_info': "blazesym_bpf_info: each JIT address after it to its program's "
+                         'information (per address)',
+    'blazesym_rss_kib': "blazesym_rss_kib: peak RSS of blazesym_cold's process (`ru_maxrss`)",
+    'blazesym_rss_growth_kib': 'blazesym_rss_growth_kib: how far the symbolizer raised it '
+                               '(`VmHWM` before and after)',
+}
+# The goals each blazesym row is held to (text/kq at least this), where it has one.
+BLAZESYM_GOALS = {'blazesym_first': 100, 'blazesym_cold': 10, 'blazesym_bpf_info': 1000,
+                  'blazesym_rss_kib': 3}
+
+
+def load(name):
+    """docs/bench/<name>.json: {'info': {...}, 'records': [...]}, or None."""
+    path = os.path.join(DATA, name + '.json')
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+# What the benchmarks write themselves: a change there is no change to what they measure.
+WRITTEN = ('docs/bench/', 'Documentation/bpf/bpf_ksym_bench.svg') + tuple(DOCS)
+
+
+def tree():
+    """The commit the measured tree was built from, '+' if it had local changes (other than
+    the benchmarks' own output)."""
+    def git(*args):
+        return subprocess.run(['git', '-C', ROOT] + list(args), capture_output=True,
+                              text=True).stdout
+    head = git('rev-parse', '--short=7', 'HEAD').strip() or '?'
+    changed = [line[3:] for line in git('status', '--porcelain', '--untracked-files=no')
+               .splitlines()]
+    return head + ('+' if any(not p.startswith(WRITTEN) for p in changed) else '')
+
+
+def publish(name, records, info):
+    """Keep a run's records as docs/bench/<name>.json and re-render the documentation."""
+    info = dict(info)
+    info.setdefault('date', datetime.date.today().isoformat())
+    info.setdefault('tree', tree())
+    os.makedirs(DATA, exist_ok=True)
+    with open(os.path.join(DATA, name + '.json'), 'w') as f:
+        json.dump({'info': info, 'records': records}, f, indent=1)
+        f.write('\n')
+    render_all()
+
+
+def num(v, unit=''):
+    """A figure as the tables print it: 4 significant digits, thousands separated."""
+    if v >= 1000:
+        s = '{:,.0f}'.format(v)
+    else:
+        s = '%.4g' % v
+        if 'e' in s:
+            s = '%.0f' % v
+    return s + (' ' + unit if unit else '')
+
+
+def shown(v, unit, mode):
+    """A time as the tables print it; in icount mode as the instructions it counts (a
+    nanosecond of guest time is one instruction)."""
+    if mode != 'icount' or unit not in ('ms', 'us', 'ns'):
+        return num(v, unit)
+    instructions = v * {'ms': 1e6, 'us': 1e3, 'ns': 1}[unit]
+    for scale, suffix in ((1e9, 'G'), (1e6, 'M'), (1e3, 'k'), (1, '')):
+        if instructions >= scale:
+            return num(instructions / scale, suffix + ' instructions')
+    return num(instructions, 'instructions')
+
+
+def ratio(a, b):
+    r = a / b
+    return ('{:,.0f}'.format(r) if r >= 100 else '%.1f' % r if r >= 10 else '%.2f' % r) + 'x'
+
+
+def by_workload(data):
+    return {r['workload']: r for r in data['records']}
+
+
+def missing(names, how):
+    return 'No records in %s yet: run `%s`.\n' % (
+        ' and '.join('`docs/bench/%s.json`' % n for n in names.split()), how)
+
+
+def render_query(data, name):
+    if data is None:
+        return missing(name, 'make bench-query' + (
+            ' QEMU_EXTRA="-icount shift=0 -smp 1"' if name == 'query-icount' else ''))
+    recs = by_workload(data)
+    i = data['info']
+    out = ['`make bench-query`, %s, tree `%s`, %s; medians of %s interleaved runs; host %s; '
+           'kernel %s built by %s; %s.' % (
+               i['date'], i['tree'], 'plain TCG' if i.get('mode') != 'icount' else
+               'icount (a nanosecond of guest time is one instruction)', i.get('runs', 11),
+               i.get('host', '?'), i.get('kernel', '?'), i.get('kernel_compiler', '?'),
+               i.get('qemu', '?')),
+           '',
+           '| workload | n | %s | ratio |' % ' | '.join(QUERY_CLIENTS),
+           '|---|---|%s---|' % ('---|' * len(QUERY_CLIENTS))]
+    for w, what in QUERY_ROWS.items():
+        r = recs.get(w)
+        if r is None:
+            continue
+        cells = [shown(r[c], r['unit'], i.get('mode')) if c in r else ''
+                 for c in QUERY_CLIENTS]
+        ratios = ['%s/%s %s' % (a, b, ratio(r[a], r[b])) for a, b in QUERY_RATIOS
+                  if r['unit'] != 'KiB' and a in r and b in r and r[b]]
+        out.append('| %s | %s | %s | %s |' % (what, '{:,}'.format(r['n']), ' | '.join(cells),
+                                               ', '.join(ratios)))
+    return '\n'.join(out) + '\n'
+
+
+def render_blazesym(data, name):
+    if data is None:
+        return missing(name, 'make bench-query')
+    recs = by_workload(data)
+    out = ['| workload | n | blazesym_text | blazesym_kq | text/kq | goal |',
+           '|---|---|---|---|---|---|']
+    for w, what in BLAZESYM_ROWS.items():
+        r = recs.get(w)
+        if r is None:
+            continue
+        text, kq = r['blazesym_text'], r['blazesym_kq']
+        goal = BLAZESYM_GOALS.get(w)
+        verdict = '' if goal is None else '%s %dx' % (
+            'met:' if text / kq >= goal else 'short of', goal)
+        out.append('| %s | %s | %s | %s | %s | %s |' % (
+            what, '{:,}'.format(r['n']), num(text, r['unit']), num(kq, r['unit']),
+            ratio(text, kq), verdict))
+    return '\n'.join(out) + '\n'
+
+
+def render_bench(data, name):
+    if data is None:
+        return missing(name, 'make bench')
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bench  # noqa: E402 (bench.py's own table, so that both print the same)
+    i = data['info']
+    head = ('`make bench` (`BENCH_RUNS=%s`, modes %s), %s, tree `%s`; host %s; kernel %s built '
+            'by %s; %s; %s. Rust/C per number of BPF symbols N, spread in brackets; **bold** '
+            'where the row is judged. Costs, lower is better.' % (
+                i.get('runs', '?'), '/'.join(sorted({r['mode'] for r in data['records']})),
+                i['date'], i['tree'], i['host'], i['kernel'], i['kernel_compiler'], i['rustc'],
+                i['qemu']))
+    return head + '\n\n' + bench.render_markdown(data['records'])
+
+
+def render_headline(_data, name):
+    b, q = load('bench'), load('query')
+    if b is None or q is None:
+        return missing('bench query', 'make bench` and `make bench-query')
+    read = [r for r in b['records'] if r['workload'] == 'kallsyms_read' and r['mode'] == 'tcg']
+    read = max(read, key=lambda r: r['n']) if read else None
+    qr = by_workload(q)
+    p, f = qr.get('profile'), qr.get('blazesym_first')
+    # (what, the record, its "before" and "after" client, and how each is named)
+    rows = [
+        ('read all of `/proc/kallsyms` with {:,} BPF programs loaded'.format(read['n'])
+         if read else '', read, 'c', 'mainline C registry', 'rust', 'Rust registry'),
+        ('symbolize a {:,}-sample profile (2,000 distinct addresses)'.format(p['n'])
+         if p else '', p, 'text', 'parse the text', 'batch', '`KALLSYMS_QUERY` batches'),
+        ("blazesym (bpftrace's symbolizer): a new symbolizer's first kernel address", f,
+         'blazesym_text', '0.2.7 as published', 'blazesym_kq', 'with `tools/blazesym`'),
+    ]
+    out = ['| what (x86-64 guest under QEMU) | before | with this tree | gain |',
+           '|---|---|---|---|']
+    for what, r, before, before_is, after, after_is in rows:
+        if r:
+            out.append('| %s | %s (%s) | %s (%s) | %s |' % (
+                what, num(r[before], r['unit']), before_is, num(r[after], r['unit']), after_is,
+                ratio(r[before], r[after])))
+    sources = []
+    if read:
+        sources.append('the full read from `make bench` (%s, tree `%s`)' % (
+            b['info']['date'], b['info']['tree']))
+    if p or f:
+        sources.append('the symbolizers from `make bench-query` (%s, tree `%s`)' % (
+            q['info']['date'], q['info']['tree']))
+    out += ['', 'Wall time under QEMU\'s TCG: %s.' % ' and '.join(sources)]
+    return '\n'.join(out) + '\n'
+
+
+# Block name -> (renderer, the records it reads).
+BLOCKS = {
+    'headline': (render_headline, None),
+    'bench': (render_bench, 'bench'),
+    'query': (render_query, 'query'),
+    'query-icount': (render_query, 'query-icount'),
+    'query-blazesym': (render_blazesym, 'query'),
+}
+
+
+def render(block):
+    fn, src = BLOCKS[block]
+    return fn(load(src) if src else None, src or block)
+
+
+def blocks(text):
+    """(name, start of the content, end of the content) of each generated block in text."""
+    for m in BEGIN.finditer(text):
+        end = text.find('\n' + END % m.group(1), m.end())
+        if end < 0:
+            raise ValueError('block %s has no "%s" line' % (m.group(1), END % m.group(1)))
+        yield m.group(1), m.end() + 1, end + 1
+
+
+def rewrite(text):
+    """text with every block re-rendered."""
+    out, pos = [], 0
+    for name, start, end in blocks(text):
+        if name not in BLOCKS:
+            raise ValueError('unknown generated block %s' % name)
+        out += [text[pos:start], render(name)]
+        pos = end
+    return ''.join(out) + text[pos:]
+
+
+def render_all():
+    for doc in DOCS:
+        path = os.path.join(ROOT, doc)
+        text = open(path).read()
+        new = rewrite(text)
+        if new != text:
+            with open(path, 'w') as f:
+                f.write(new)
+            print('bench_docs: re-rendered the figures of %s' % doc)
+
+
+# A figure: digits with a decimal part or thousands separators, or a ratio ("48x", "1/48"),
+# and what follows it (a unit says it is a measurement).
+FIGURE = re.compile(r'(?<![\w./-])(1/)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(x\b)?'
+                    r'(?=(\s*(?:ms|us|ns|KiB|MiB|M|k|G|instructions)\b)?)')
+SPREAD = re.compile(r'\(\d+%\)')
+
+
+def figures(text, prose):
+    """The figures of text as (digits, rounded): '4,271' -> ('4271', False), '48x' and '1/48'
+    -> ('48', True). In prose, only those that look measured (a decimal part, a ratio, a unit,
+    or 3 or more digits); rounded says a copy may have rounded them (a ratio, or a unit)."""
+    found = set()
+    for m in FIGURE.finditer(text):
+        inv, whole, frac, x, unit = m.groups()
+        digits = whole.replace(',', '')
+        if prose and not (frac or x or inv or unit or len(digits) >= 3):
+            continue
+        sig = len((digits + (frac or '')[1:]).lstrip('0.'))
+        if prose and sig < 2:
+            continue  # "2x" says a size, not a measurement
+        # Rounded copies only from 3 significant digits on: fewer match too much by chance.
+        found.add((digits + (frac or ''), bool(x or inv or unit) and sig >= 3))
+    return found
+
+
+def copied(prose_figure, table):
+    """Whether a figure of the prose is one of the table's, as typed or rounded."""
+    text, rounded = prose_figure
+    if text in table:
+        return True
+    if not rounded:
+        return False
+    decimals = len(text.partition('.')[2])
+    # "338 ms" for 338.2, "130 ms" for 129.7: one of the table's, rounded.
+    return any(round(float(t), decimals) == float(text) for t in table)
+
+
+# Table columns that hold no measurement.
+NOT_FIGURES = ('workload', 'what', 'n', 'mode', 'unit', 'goal')
+
+
+def table_figures(block_text):
+    """The measured figures of a block's tables: their data cells, but for the columns that
+    name, count or judge (NOT_FIGURES) and spreads ("(15%)")."""
+    out, skip = set(), ()
+    lines = block_text.splitlines()
+    for i, line in enumerate(lines):
+        cells = [c.strip() for c in line.strip().strip('|').split('|')]
+        if not line.startswith('|') or set(cells[0]) <= set('-'):
+            continue
+        if i + 1 < len(lines) and lines[i + 1].startswith('|---'):
+            skip = [j for j, c in enumerate(cells) if c.split(' ')[0] in NOT_FIGURES]
+            continue
+        for j, cell in enumerate(cells):
+            if j not in skip:
+                out |= {t for t, _ in figures(SPREAD.sub('', cell), prose=False)}
+    return out
+
+
+def check():
+    errors, generated, prose = [], set(), []
+    for doc in DOCS:
+        text = open(os.path.join(ROOT, doc)).read()
+        try:
+            spans = list(blocks(text))
+        except ValueError as e:
+            errors.append('%s: %s' % (doc, e))
+            continue
+        for name in DOCS[doc]:
+            if name not in [n for n, _, _ in spans]:
+                errors.append('%s: the generated block %s is missing' % (doc, name))
+        for name, start, end in spans:
+            if name not in BLOCKS:
+                errors.append('%s: unknown generated block %s' % (doc, name))
+                continue
+            want = render(name)
+            if text[start:end] != want:
+                errors.append('%s: block %s is not what docs/bench/ renders (edited by hand, or '
+                              'the records changed): run scripts/bench_docs.py render' % (doc, name))
+            generated |= table_figures(want)
+        # The text around the blocks, with the line number each piece starts at.
+        pos = 0
+        for _name, start, end in spans + [(None, len(text), len(text))]:
+            prose.append((doc, text.count('\n', 0, pos) + 1, text[pos:start]))
+            pos = end
+    for doc, first, chunk in prose:
+        for lineno, line in enumerate(chunk.splitlines(), first):
+            found = sorted(t for t, r in figures(line, prose=True) if copied((t, r), generated))
+            if found:
+                errors.append('%s:%d: %s copied from a generated table: point at the table '
+                              'instead' % (doc, lineno, ', '.join(found)))
+    for e in errors:
+        print('bench_docs: ' + e, file=sys.stderr)
+    return 1 if errors else 0
+
+
+def main():
+    cmd = sys.argv[1:]
+    if cmd == ['check']:
+        return check()
+    if cmd == ['render']:
+        render_all()
+        return 0
+    print('usage: bench_docs.py check|render', file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Unit tests of scripts/bench_docs.py (make lint runs them).
+
+Each test builds a small fake repository (records in docs/bench/, a README.md and a
+docs/benchmarks.md with generated blocks) and checks what `check` reports; the last ones
+run it on a copy of this repository's documents, as they are and with a figure copied
+into the text.
+"""
+import importlib.util
+import json
+import os
+import shutil
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+_spec = importlib.util.spec_from_file_location(
+    'bench_docs', os.path.join(ROOT, 'scripts', 'bench_docs.py'))
+bench_docs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_docs)
+
+QUERY = {'info': {'mode': 'tcg', 'runs': 11, 'tree': 'abc1234', 'date': '2026-12-03'},
+         'records': [
+             {'workload': 'profile', 'n': 50000, 'unit': 'ms', 'text': 338.185,
+              'ioctl': 8.344, 'batch': 3.035},
+             {'workload': 'blazesym_first', 'n': 1, 'unit': 'ms', 'blazesym_text': 129.724,
+              'blazesym_kq': 0.625},
+             {'workload': 'blazesym_rss_kib', 'n': 2000, 'unit': 'KiB', 'blazesym_text': 6696,
+              'blazesym_kq': 1768}]}
+
+
+def block(name, content=''):
+    return ('<!-- generated: %s (scripts/bench_docs.py from docs/bench/); do not edit -->\n'
+            '%s<!-- end generated: %s -->\n' % (name, content, name))
+
+
+BENCH = {'info': {'runs': 3, 'tree': 'abc1234', 'date': '2026-12-02', 'host': 'a host',
+                  'kernel': '7.3.4', 'kernel_compiler': 'clang', 'rustc': 'rustc 1.95.0',
+                  'qemu': 'QEMU 7.2'},
+         'records': [
+             {'workload': w, 'n': n, 'mode': mode, 'c': c, 'rust': rust, 'spread': 0.15,
+              'unit': 'ms'}
+             for w, n, c, rust in (('kallsyms_read', 1000, 420.0, 160.0),
+                                   ('kallsyms_read', 10000, 4271.0, 88.8),
+                                   ('kallsyms_read_core', 0, 148.2, 76.38))
+             for mode in ('icount', 'tcg')]}
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    """A fake repository with records and both documents, rendered."""
+    os.makedirs(tmp_path / 'docs' / 'bench')
+    for name, data in (('query', QUERY), ('bench', BENCH)):
+        with open(tmp_path / 'docs' / 'bench' / (name + '.json'), 'w') as f:
+            json.dump(data, f)
+    (tmp_path / 'README.md').write_text('# x\n\n' + block('headline') + '\nAbout 2x.\n')
+    (tmp_path / 'docs' / 'benchmarks.md').write_text(
+        'From 1 to 30,000 symbols, N >= 10,000.\n' + block('bench') + block('query') +
+        '\nText.\n' + block('query-blazesym') + block('query-icount'))
+    monkeypatch.setattr(bench_docs, 'ROOT', str(tmp_path))
+    monkeypatch.setattr(bench_docs, 'DATA', str(tmp_path / 'docs' / 'bench'))
+    bench_docs.render_all()
+    return tmp_path
+
+
+def test_rendered_documents_pass(repo):
+    assert bench_docs.check() == 0
+    readme = (repo / 'README.md').read_text()
+    doc = (repo / 'docs' / 'benchmarks.md').read_text()
+    # The records' figures, as the tables print them.
+    assert '| 129.7 ms | 0.625 ms | 208x | met: 100x |' in doc
+    assert '6,696 KiB' in doc
+    assert '| 4,271 ms (mainline C registry) | 88.8 ms (Rust registry) | 48.1x |' in readme
+    assert 'the full read from `make bench` (2026-12-02, tree `abc1234`)' in readme
+    # make bench's own table: absolute figures at the second largest N.
+    assert '| kallsyms_read | tcg | ms | 420 | 160 | **1/2.6** (15%) | **1/48** (15%) |' in doc
+    assert 'run `make bench-query QEMU_EXTRA=' in doc
+
+
+def test_block_edited_by_hand_fails(repo, capsys):
+    path = repo / 'docs' / 'benchmarks.md'
+    path.write_text(path.read_text().replace('0.625 ms', '0.525 ms'))
+    assert bench_docs.check() == 1
+    assert 'block query-blazesym is not what docs/bench/ renders' in capsys.readouterr().err
+
+
+def test_block_removed_fails(repo, capsys):
+    path = repo / 'docs' / 'benchmarks.md'
+    text = path.read_text()
+    start = text.index('<!-- generated: query-blazesym')
+    end = text.index('<!-- end generated: query-blazesym -->\n')
+    path.write_text(text[:start] + text[end + len('<!-- end generated: query-blazesym -->\n'):])
+    assert bench_docs.check() == 1
+    assert 'the generated block query-blazesym is missing' in capsys.readouterr().err
+
+
+def test_records_changed_without_rendering_fails(repo, capsys):
+    data = json.loads((repo / 'docs' / 'bench' / 'query.json').read_text())
+    data['records'][1]['blazesym_kq'] = 0.7
+    (repo / 'docs' / 'bench' / 'query.json').write_text(json.dumps(data))
+    assert bench_docs.check() == 1
+    assert 'query-blazesym' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('copied', ['208x', 'a 1/208 of', '129.7 ms', '6,696 KiB', '3.79x',
+                                    '338 ms', 'about 130 ms', '48.1x', '4,271 ms', '88.8'])
+def test_copied_figure_fails(repo, capsys, copied):
+    doc = repo / 'docs' / 'benchmarks.md'
+    lines = doc.read_text().splitlines(keepends=True)
+    doc.write_text(''.join(lines[:1] + ['blazesym is %s faster.\n' % copied] + lines[1:]))
+    assert bench_docs.check() == 1
+    # The line it was typed on.
+    assert ('docs/benchmarks.md:2: ' in capsys.readouterr().err)
+
+
+@pytest.mark.parametrize('prose', ['about 2x faster', 'at 2,000 addresses', 'N = 1,000',
+                                   '11 runs', 'version 0.2.7', 'a goal of 100x', 'spreads of 15%',
+                                   'built in 18s', 'from 1 to 30,000', 'N >= 10,000'])
+def test_words_and_sizes_pass(repo, prose):
+    doc = repo / 'docs' / 'benchmarks.md'
+    doc.write_text(doc.read_text() + '\n%s\n' % prose)
+    assert bench_docs.check() == 0
+
+
+def test_missing_end_marker_fails(repo, capsys):
+    doc = repo / 'docs' / 'benchmarks.md'
+    doc.write_text(doc.read_text().replace('<!-- end generated: query -->', ''))
+    assert bench_docs.check() == 1
+    assert 'has no' in capsys.readouterr().err
+
+
+def test_missing_records_say_how_to_make_them(repo):
+    os.remove(repo / 'docs' / 'bench' / 'query.json')
+    bench_docs.render_all()
+    assert 'run `make bench` and `make bench-query`' in (repo / 'README.md').read_text()
+    assert 'run `make bench-query`' in (repo / 'docs' / 'benchmarks.md').read_text()
+    assert bench_docs.check() == 0
+
+
+@pytest.fixture
+def copy_of_this_repo(tmp_path, monkeypatch):
+    for doc in list(bench_docs.DOCS) + ['docs/bench']:
+        src = os.path.join(ROOT, doc)
+        dst = tmp_path / doc
+        if not os.path.exists(src):
+            continue  # no records yet
+        os.makedirs(dst.parent, exist_ok=True)
+        (shutil.copytree if os.path.isdir(src) else shutil.copyfile)(src, dst)
+    monkeypatch.setattr(bench_docs, 'ROOT', str(tmp_path))
+    monkeypatch.setattr(bench_docs, 'DATA', str(tmp_path / 'docs' / 'bench'))
+    return tmp_path
+
+
+def test_this_repository_passes(copy_of_this_repo):
+    assert bench_docs.check() == 0
+
+
+def test_this_repository_with_a_copied_figure_fails(copy_of_this_repo, capsys):
+    """A figure of the blazesym table, typed again into the README's prose, is caught."""
+    records = copy_of_this_repo / 'docs' / 'bench' / 'query.json'
+    if not records.exists():
+        pytest.skip('no docs/bench/query.json: make bench-query writes it')
+    q = json.loads(records.read_text())
+    first = {r['workload']: r for r in q['records']}['blazesym_first']
+    copied = bench_docs.ratio(first['blazesym_text'], first['blazesym_kq'])
+    readme = copy_of_this_repo / 'README.md'
+    readme.write_text(readme.read_text() + '\nblazesym starts %s faster.\n' % copied)
+    assert bench_docs.check() == 1
+    assert 'README.md:' in capsys.readouterr().err
