@@ -11,8 +11,9 @@ blocks of README.md and docs/benchmarks.md marked
 
 `bench_docs.py check` (make lint) fails when a block differs from what its records render
 (an edit by hand, or records changed without re-rendering), or when a figure of a generated
-table appears in the text around the blocks (a hand-copied number, which goes stale without
-anyone noticing: say it in words, or point at the table). `bench_docs.py render` rewrites
+table appears in the text around the blocks, or in Documentation/bpf/bpf_ksym.rst (a
+hand-copied number, which goes stale without anyone noticing: say it in words, or point at
+the table). `bench_docs.py render` rewrites
 every block from the committed records.
 """
 import datetime
@@ -26,7 +27,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, 'docs', 'bench')
 # The documents and the blocks each must have.
 DOCS = {'README.md': ('headline',),
-        'docs/benchmarks.md': ('bench', 'query', 'query-blazesym', 'query-icount')}
+        'docs/benchmarks.md': ('bench', 'query', 'query-blazesym', 'query-icount'),
+        # The kernel's own page has no generated block: figures there could only be copies.
+        'Documentation/bpf/bpf_ksym.rst': ()}
 BEGIN = re.compile(r'^<!-- generated: ([\w-]+) \(scripts/bench_docs\.py from docs/bench/\); '
                    r'do not edit -->$', re.M)
 END = '<!-- end generated: %s -->'

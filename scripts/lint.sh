@@ -23,7 +23,8 @@
 #                  Kconfig and by exactly one patch, and nothing else is
 #   figures        the benchmark tables of README.md and docs/benchmarks.md are
 #                  what their records in docs/bench/ render, and no figure of
-#                  theirs is copied into the text (scripts/bench_docs.py)
+#                  theirs is copied into the text or the registry's rst page
+#                  (scripts/bench_docs.py)
 #   examples       the reference's example programs compile with -Werror
 #   results.py     unit tests (pytest): results.py's and upstream.py's on recorded
 #                  guest logs, check-paths.py's, bench_docs.py's

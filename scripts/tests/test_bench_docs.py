@@ -57,6 +57,8 @@ def repo(tmp_path, monkeypatch):
     (tmp_path / 'docs' / 'benchmarks.md').write_text(
         'From 1 to 30,000 symbols, N >= 10,000.\n' + block('bench') + block('query') +
         '\nText.\n' + block('query-blazesym') + block('query-icount'))
+    os.makedirs(tmp_path / 'Documentation' / 'bpf')
+    (tmp_path / 'Documentation' / 'bpf' / 'bpf_ksym.rst').write_text('Reads got faster.\n')
     monkeypatch.setattr(bench_docs, 'ROOT', str(tmp_path))
     monkeypatch.setattr(bench_docs, 'DATA', str(tmp_path / 'docs' / 'bench'))
     bench_docs.render_all()
@@ -111,6 +113,13 @@ def test_copied_figure_fails(repo, capsys, copied):
     assert bench_docs.check() == 1
     # The line it was typed on.
     assert ('docs/benchmarks.md:2: ' in capsys.readouterr().err)
+
+
+def test_copied_figure_in_the_kernel_page_fails(repo, capsys):
+    rst = repo / 'Documentation' / 'bpf' / 'bpf_ksym.rst'
+    rst.write_text(rst.read_text() + 'A read takes 88.8 ms.\n')
+    assert bench_docs.check() == 1
+    assert 'Documentation/bpf/bpf_ksym.rst:2: 88.8' in capsys.readouterr().err
 
 
 @pytest.mark.parametrize('prose', ['about 2x faster', 'at 2,000 addresses', 'N = 1,000',
