@@ -20,7 +20,7 @@
 #   make lint                shellcheck, rustfmt, checkpatch on the series, ksym-query's
 #                            fmt/clippy, blazesym's tests with tools/blazesym's patches,
 #                            htmldocs of our pages, results.py's unit tests
-#   make series              the work as a git format-patch series in build/series/
+#   make series              the work as git format-patch series in build/series/
 #   make series-check        git am it on pristine 7.3, build and checkpatch every patch
 #   make refresh-patch P=<patch>
 #                            rewrite patches/<patch> from its files edited in build/src

@@ -123,7 +123,8 @@ impl Ksym {
     pub(crate) fn has_frame_pointer_at(&self, addr: usize) -> bool {
         let k = self.as_raw();
         // The x86 JIT writes a trampoline's range while it is registered (type invariants), with
-        // `WRITE_ONCE()` (patches/0008); every other write is before registration.
+        // `WRITE_ONCE()` (the patch "bpf, x86: mark the racy accesses to a trampoline's
+        // frame-pointer range"); every other write is before registration.
         // SAFETY: Aligned `u32`s of a valid `bpf_ksym`, read once each: no LKMM data race.
         let (fp_start, fp_end) = unsafe {
             (

@@ -38,8 +38,8 @@ HEADER = 'include/uapi/linux/kallsyms_query.h'
 RST = 'Documentation/userspace-api/kallsyms_query.rst'
 RUST_DIR = 'kallsyms_query'
 RUST_EXCLUDED = {'tests.rs'}
-SEAM_PATCHES = ['patches/0006-kallsyms-query-ioctl.patch',
-                'patches/0015-kallsyms-iterator-in-rust.patch']
+SEAM_PATCHES = ['patches/kallsyms-query-ioctl.patch',
+                'patches/kallsyms-iterator-in-rust.patch']
 SEAM = 'kallsyms_ioctl'
 # struct: (the prefix of its version sizes' defines, whether members carry direction and
 # version)

@@ -68,9 +68,15 @@ rust_format() {
 # checkpatch's messages, "<patch> <TYPE>: <text>", minus the allowed ones.
 checkpatch() {
 	local p n out rc=0
-	for p in "$BUILD"/series/0*.patch; do
-		n=$(basename "$p")
-		[ "$n" != 0000-cover-letter.patch ] || continue
+	[ -s "$BUILD/series/ORDER" ] || { echo "no build/series/ORDER: make series did not run"; return 1; }
+	local d patches=()
+	while read -r d; do
+		[ -e "$BUILD/series/$d/0000-cover-letter.patch" ] || { echo "no series $d in build/series"; return 1; }
+		patches+=("$BUILD/series/$d"/0*.patch)
+	done <"$BUILD/series/ORDER"
+	for p in "${patches[@]}"; do
+		n=$(basename "$(dirname "$p")")/$(basename "$p")
+		[ "${n#*/}" != 0000-cover-letter.patch ] || continue
 		out=$( (cd "$SRC" || exit; scripts/checkpatch.pl --strict --show-types --terse "$p" || true) |
 			grep -E '(ERROR|WARNING|CHECK):' || true)
 		while IFS= read -r line; do

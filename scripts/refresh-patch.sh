@@ -8,7 +8,7 @@
 # apply on top. P keeps its message (everything before its first "diff --git") and the
 # format of the others (diff --git a/f b/f, --- a/f, +++ b/f, unified diff). Before
 # patches/P is replaced, the whole series must apply to the pristine tree with no fuzz and
-# give $BUILD/src's content of P's files; `make series`'s order (scripts/series/) must
+# give $BUILD/src's content of P's files; `make series`'s order (scripts/series/order) must
 # apply as well. Only P's files are read: edits to other files of the tree are not looked
 # at. Files P does not change yet cannot be added to it here (new files belong to the
 # overlay, not to patches/).
@@ -121,10 +121,12 @@ for f in "${files[@]}"; do
 		die "the series with the new $P does not give $SRC/$f (patches/$P left as it was)"
 done
 note "patches/series: all ${#SERIES[@]} patches apply to $PRISTINE with no fuzz and give $SRC's files of $P"
-# make series applies the same patches in scripts/series/'s order (default fuzz, as series.sh).
-mapfile -t order < <(for def in $(LC_ALL=C; printf '%s\n' "$ROOT"/scripts/series/[0-9]*); do
-	sed -n '1s/^Contents: *//p' "$def" | tr ' ' '\n' | sed -n 's|^patches/||p'
-done)
+# make series applies the same patches in scripts/series/order's order (default fuzz, as
+# series.sh).
+mapfile -t order < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e '/^series /d' "$ROOT/scripts/series/order" |
+	while read -r def; do
+		sed -n '1s/^Contents: *//p' "$ROOT/scripts/series/$def" | tr ' ' '\n' | sed -n 's|^patches/||p'
+	done)
 check "make series's order" 2 "${order[@]}"
 
 if cmp -s "$new" "$ROOT/patches/$P"; then

@@ -29,6 +29,7 @@ git -C "$TREE" config user.name "$(git -C "$ROOT" config user.name || git -C "$R
 git -C "$TREE" config user.email "$(git -C "$ROOT" config user.email || git -C "$ROOT" log -1 --format=%ae)"
 
 mkdir -p "$OUT"
+rm -f "$OUT"/checkpatch-*.log "$OUT"/build-*.log
 frag=$OUT/series.config
 printf '# CONFIG_DEBUG_INFO_DWARF5 is not set\nCONFIG_DEBUG_INFO_NONE=y\n' >"$frag"
 mk() { make -C "$TREE" O="$OUT" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }
@@ -43,9 +44,15 @@ configure() {
 
 lines=()
 failed=0
-for p in "$SERIES"/0*.patch; do
-	n=$(basename "$p")
-	case "$n" in 0000-cover-letter.patch) continue ;; esac
+[ -s "$SERIES/ORDER" ] || die "no $SERIES/ORDER: run 'make series' again"
+patches=()
+while read -r d; do
+	[ -e "$SERIES/$d/0000-cover-letter.patch" ] || die "no series $d in $SERIES: run 'make series' again"
+	patches+=("$SERIES/$d"/0*.patch)
+done <"$SERIES/ORDER"
+for p in "${patches[@]}"; do
+	n=$(basename "$(dirname "$p")")/$(basename "$p")
+	case "$n" in */0000-cover-letter.patch) continue ;; esac
 	applied=yes built=- cp=-
 	if ! git -C "$TREE" am -q "$p" >"$OUT/am.log" 2>&1; then
 		applied=NO failed=1
@@ -56,15 +63,15 @@ for p in "$SERIES"/0*.patch; do
 	# checkpatch: "total: E errors, W warnings, C checks, N lines checked".
 	# checkpatch exits non-zero on any message: the table shows them instead.
 	total=$( (cd "$TREE" || exit; scripts/checkpatch.pl --strict --quiet --show-types "$p" 2>&1 || true) |
-		tee "$OUT/checkpatch-${n%.patch}.log" | sed -n 's/^total: //p')
+		tee "$OUT/checkpatch-${n//\//-}.log" | sed -n 's/^total: //p')
 	if [ -z "$total" ]; then
 		cp=clean
 	else
 		cp=$(echo "$total" | sed 's/ lines checked//;s/ errors\?/E/;s/ warnings\?/W/;s/ checks\?/C/;s/, */ /g')
 	fi
 	if [ "${NO_BUILD:-0}" != 1 ]; then
-		note "building after $n (log $OUT/build-${n%.patch}.log)"
-		if { configure && mk vmlinux; } >"$OUT/build-${n%.patch}.log" 2>&1; then
+		note "building after $n (log $OUT/build-${n//\//-}.log)"
+		if { configure && mk vmlinux; } >"$OUT/build-${n//\//-}.log" 2>&1; then
 			built=yes
 		else
 			built=NO failed=1

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# `make series`: the work as a patch series against the pristine kernel,
-# written by git, in build/series/.
+# `make series`: the work as patch series against the pristine kernel,
+# written by git, in build/series/<name>/, one directory per series.
 #
-# Each file scripts/series/NN-* is one patch: a "Contents:" line naming
-# patches/ files (applied in the order given) and overlay paths (copied as
-# prepare-tree.sh copies them), then the commit message. Without a message,
-# the one patches/ file's own header is the message. scripts/series/cover is
-# the cover letter's subject and text; the benchmark table is appended from
-# docs/benchmarks.md. Every file prepare-tree.sh puts in the tree must be in exactly
-# one patch, so that the series builds the tree `make build` builds.
+# scripts/series/order lists the patches in the order they are sent, and
+# where each series starts ("series NAME COVER"); a series builds on those
+# before it. Each patch is a file of scripts/series/ named there: a
+# "Contents:" line naming patches/ files (applied in the order given) and
+# overlay paths (copied as prepare-tree.sh copies them), then the commit
+# message. Without a message, the one patches/ file's own header is the
+# message. COVER is the cover letter's subject and text; one whose text ends
+# with a colon gets make bench's table from docs/bench/bench.json after it.
+# build/series/ORDER lists the series' directories in order, for
+# series-check.sh and lint.sh. Every file prepare-tree.sh puts in the tree
+# must be in exactly one patch, so that the series builds the tree
+# `make build` builds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -52,9 +57,27 @@ overlay_files() { (cd "$ROOT" && find "$@" \( -name target -o -path tools/blazes
 
 covered=$(mktemp)
 trap 'rm -f "$covered"' EXIT
-# In byte order whatever the locale: 09 before 09b (a UTF-8 collation ignores
-# the hyphen and puts 09b-* first).
-for def in $(LC_ALL=C; printf '%s\n' "$DEFS"/[0-9]*); do
+# The series, in order: name, cover letter, and the commit it starts after.
+names=() covers=() starts=() listed=()
+# The order file without comments and blank lines (a last line without its newline too).
+order=$(sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$DEFS/order")
+while read -r word name cover; do
+	if [ "$word" = series ]; then
+		if [ -z "$name" ] || [ ! -f "$DEFS/$cover" ]; then
+			die "scripts/series/order: want 'series NAME COVER' with an existing COVER: $word $name $cover"
+		fi
+		case " ${names[*]} " in *" $name "*) die "scripts/series/order: two series called $name" ;; esac
+		if [ ${#starts[@]} -gt 0 ] && [ "${starts[-1]}" = "$(git -C "$TREE" rev-parse HEAD)" ]; then
+			die "scripts/series/order: series ${names[-1]} has no patch"
+		fi
+		names+=("$name") covers+=("$cover") starts+=("$(git -C "$TREE" rev-parse HEAD)")
+		listed+=("$cover")
+		continue
+	fi
+	listed+=("$word")
+	[ ${#names[@]} -gt 0 ] || die "scripts/series/order: $word comes before any 'series' line"
+	def=$DEFS/$word
+	[ -f "$def" ] || die "scripts/series/order names $word: no such file in scripts/series/"
 	contents=$(sed -n '1s/^Contents: *//p' "$def")
 	[ -n "$contents" ] || die "$def: the first line must be 'Contents: ...'"
 	msg=$(sed '1,2d' "$def")
@@ -81,7 +104,13 @@ for def in $(LC_ALL=C; printf '%s\n' "$DEFS"/[0-9]*); do
 	# -s adds the project's Signed-off-by unless the message ends with it.
 	printf '%s\n' "$msg" | git -C "$TREE" commit -q -s -F -
 	note "$(git -C "$TREE" log -1 --format=%s)"
-done
+done <<<"$order"
+[ ${#names[@]} -gt 0 ] || die "scripts/series/order starts no series"
+[ "${starts[-1]}" != "$(git -C "$TREE" rev-parse HEAD)" ] ||
+	die "scripts/series/order: series ${names[-1]} has no patch"
+unused=$(comm -23 <(find "$DEFS" -maxdepth 1 -type f ! -name order -printf '%f\n' | sort) \
+	<(printf '%s\n' "${listed[@]}" | sort))
+[ -z "$unused" ] || die "in scripts/series/ but not in its order file: ${unused//$'\n'/ }"
 
 # Everything make build puts in the tree, in exactly one patch.
 want=$( (sed -e '/^#/d' -e '/^$/d' -e 's|^|patches/|' "$ROOT/patches/series"
@@ -92,28 +121,42 @@ have=$(sort "$covered")
 missing=$(comm -23 <(printf '%s\n' "$want") <(printf '%s\n' "$have" | sort -u))
 [ -z "$missing" ] || die "in no patch of scripts/series (add them to one): ${missing//$'\n'/ }"
 
-git -C "$TREE" format-patch -q --cover-letter --base="$base" -o "$OUT" "$base..HEAD"
-cover=$(ls "$OUT"/0000-*)
-python3 - "$cover" "$DEFS/cover" "$ROOT/docs/benchmarks.md" <<'EOF'
+# One directory per series; each lists the series before it as prerequisites.
+mkdir -p "$OUT"
+: >"$OUT/ORDER"
+for i in "${!names[@]}"; do
+	from=${starts[$i]}
+	to=${starts[$((i + 1))]:-$(git -C "$TREE" rev-parse HEAD)}
+	dir=$OUT/${names[$i]}
+	git -C "$TREE" format-patch -q --cover-letter --base="$base" -o "$dir" "$from..$to"
+	echo "${names[$i]}" >>"$OUT/ORDER"
+	python3 - "$(ls "$dir"/0000-*)" "$DEFS/${covers[$i]}" "$ROOT/docs/bench/bench.json" <<'EOF'
+import json
+import os
 import sys
-cover, text, readme = sys.argv[1:]
+cover, text, records = sys.argv[1:]
 subject, _, blurb = open(text).read().partition('\n\n')
-# The judged rows of docs/benchmarks.md's make bench table: C and Rust at 10,000 symbols.
-rows = []
-for line in open(readme):
-    cells = [c.strip().replace('*', '') for c in line.strip().strip('|').split('|')]
-    if len(cells) >= 9 and cells[1] in ('icount', 'tcg') and cells[0] != 'workload':
-        if cells[1] == 'icount' or cells[0] == 'kallsyms_read':
-            rows.append((cells[0], cells[1], cells[2], cells[3], cells[4], cells[8]))
-head = ('workload', 'mode', 'unit', 'C', 'Rust', 'Rust/C')
-w = [max(len(r[i]) for r in rows + [head]) for i in range(6)]
-table = '\n'.join('  ' + '  '.join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip()
-                  for r in [head] + rows)
+blurb = blurb.rstrip() + '\n'
+# A text that ends with a colon gets make bench's judged rows at 10,000 symbols after it.
+if blurb.rstrip().endswith(':'):
+    rows = []
+    if os.path.exists(records):
+        for r in json.load(open(records))['records']:
+            if r['n'] in (0, 10000) and (r['mode'] == 'icount' or r['workload'] == 'kallsyms_read'):
+                rows.append((r['workload'], r['mode'], r['unit'], '%.4g' % r['c'],
+                             '%.4g' % r['rust'], '%.3f' % (r['rust'] / r['c'])))
+    head = ('workload', 'mode', 'unit', 'C', 'Rust', 'Rust/C')
+    w = [max(len(r[i]) for r in rows + [head]) for i in range(6)]
+    blurb += '\n' + '\n'.join('  ' + '  '.join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip()
+                              for r in [head] + rows) + '\n'
+    if not rows:
+        blurb += '  (no records in docs/bench/bench.json: run make bench)\n'
 s = open(cover).read()
 s = s.replace('*** SUBJECT HERE ***', subject.strip())
-s = s.replace('*** BLURB HERE ***', blurb.rstrip() + '\n\n' + table + '\n')
+s = s.replace('*** BLURB HERE ***', blurb)
 open(cover, 'w').write(s)
 EOF
-written=("$OUT"/*.patch)
-note "series: $OUT (${#written[@]} files, cover letter included); base $base"
-note "to apply: git am $OUT/*.patch on a linux-$KVER tree"
+	written=("$dir"/*.patch)
+	note "series ${names[$i]}: $dir (${#written[@]} files, cover letter included)"
+done
+note "base $base; to apply: git am each series of $OUT/ORDER in turn on a linux-$KVER tree"

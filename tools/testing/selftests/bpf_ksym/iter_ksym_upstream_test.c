@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Upstream's iter/ksym program, tools/testing/selftests/bpf/progs/bpf_iter_ksym.c
- * as patches/0005 leaves it (bpf_iter_ksym.bpf.o here), pinned with bpftool as a
+ * as the patch "bpf: Pass a NULL ksym to iter/ksym programs at stop" leaves it
+ * (bpf_iter_ksym.bpf.o here), pinned with bpftool as a
  * user would: every line of its output is whole, and names the symbol that
  * mainline's iterator has at the same place: /proc/kallsyms on the C
  * registry's kernel; on the Rust registry's, where /proc/kallsyms and
