@@ -5,19 +5,17 @@ docs/benchmarks.md with generated blocks) and checks what `check` reports; the l
 run it on a copy of this repository's documents, as they are and with a figure copied
 into the text.
 """
-import importlib.util
 import json
 import os
 import shutil
+import sys
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-_spec = importlib.util.spec_from_file_location(
-    'bench_docs', os.path.join(ROOT, 'scripts', 'bench_docs.py'))
-bench_docs = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench_docs)
+sys.path.insert(0, os.path.dirname(HERE))
+import bench_docs  # noqa: E402
 
 QUERY = {'info': {'mode': 'tcg', 'runs': 11, 'tree': 'abc1234', 'date': '2026-12-03'},
          'records': [
