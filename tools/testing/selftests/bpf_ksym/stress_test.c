@@ -32,8 +32,8 @@
 
 /* Program names that can appear: ours, and libbpf's feature probes. */
 static const char *const known_names[] = {
-	"ksym_stack", "ksym_caller", "ksym_with_sub", "ksym_sub", "ksym_fentry",
-	"ksym_fentry_idle", "ksym_xdp", "ksym_dump", NULL
+	"ksym_stack", "ksym_stack_fentry", "ksym_caller", "ksym_with_sub", "ksym_sub",
+	"ksym_fentry", "ksym_fentry_idle", "ksym_xdp", "ksym_dump", NULL
 };
 
 /* Answers checked, per kind of reader: each must have run. */
