@@ -18,6 +18,7 @@ use crate::answer::Client;
 use crate::answer::KqClient;
 use crate::answer::TextClient;
 use crate::bpf;
+use crate::kallsyms::is_mapping_symbol;
 use crate::kallsyms::Kind;
 use crate::kallsyms::Kq;
 use crate::kallsyms::KqSym;
@@ -82,6 +83,8 @@ struct Ctx {
     /// The generation the listing and the cache are of (read before the
     /// listing; `None` without KALLSYMS_QUERY).
     listing_gen: Option<u64>,
+    /// The listing's `_stext`.
+    stext: Option<u64>,
 }
 
 impl Ctx {
@@ -261,6 +264,13 @@ impl Ctx {
             return false;
         };
         let syms = &self.listing.syms;
+        // Names no lookup gives: mapping symbols and labels, and vmlinux below _stext
+        // (the kernel names neither; both are listed on arm64).
+        if t.name().is_some_and(is_mapping_symbol)
+            || (syms[idx].owner.is_none() && self.stext.is_some_and(|s| addr < s))
+        {
+            return false;
+        }
         let below_next = self
             .listing
             .next_above(idx)
@@ -915,6 +925,7 @@ pub fn run(opts: &Opts) -> u8 {
         return 2;
     }
     let mut ctx = Ctx {
+        stext: listing.stext(),
         listing,
         kq,
         cache: RefCell::default(),

@@ -138,6 +138,15 @@ impl Listing {
         (self.syms.get(idx)?.addr == addr).then_some(idx)
     }
 
+    /// The address of vmlinux's `_stext`: the kernel names no vmlinux address
+    /// below it (`is_ksym_addr()`; arm64 keeps its image header there).
+    pub fn stext(&self) -> Option<u64> {
+        self.syms
+            .iter()
+            .find(|s| s.owner.is_none() && s.name == "_stext")
+            .map(|s| s.addr)
+    }
+
     /// The index of the first line above the address of line `idx`.
     pub fn next_above(&self, idx: usize) -> Option<usize> {
         let addr = self.syms[idx].addr;
@@ -308,4 +317,11 @@ impl Kq {
             Err(err) => Answer::Error(format!("KALLSYMS_QUERY BY_ADDR: {err}")),
         }
     }
+}
+
+/// Whether the kernel's lookups skip `name`: an ELF mapping symbol (`$x`, `$d`),
+/// a local label (`.L`, `L0`), as `is_mapping_symbol()` in
+/// include/linux/module_symbol.h says. Modules list them (arm64's do).
+pub fn is_mapping_symbol(name: &str) -> bool {
+    name.starts_with(".L") || name.starts_with("L0") || name.starts_with('$')
 }
