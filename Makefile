@@ -30,6 +30,8 @@
 #
 # Variables (make VAR=value, or the environment):
 #   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n); default rust
+#   ARCH=arm64               cross-build with LLVM and boot under qemu-system-aarch64 (TCG);
+#                            default x86_64. Outputs are named rust-arm64, c-arm64, ...
 #   EXTRA_CONFIG=cfi         kCFI kernel (config/cfi.config); also debug, fineibt, upstream
 #   CONFIGS="ours cfi ..."   the entries of make configs to build (default: all)
 #   GUEST_TIMEOUT=600        seconds a boot may take (fuzz, test-debug, test-upstream set theirs)
@@ -71,10 +73,10 @@ ifeq ($(BUILD),)
 $(error BPF_KSYM_BUILD is empty: unset it for build/ in the checkout)
 endif
 export BPF_KSYM_BUILD := $(BUILD)
-# The kernel's flavour (rust, c, rust-debug, ...), as scripts/lib.sh defines it:
+# The kernel's flavour (rust, c, rust-debug, rust-arm64, ...), as scripts/lib.sh defines it:
 # its build directory is $(BUILD)/kernel-$(FLAVOR), its guest logs
 # $(BUILD)/guest-$(FLAVOR)-<mode>.log (scripts/boot.sh).
-flavour_of = $(shell BPF_KSYM=$(1) EXTRA_CONFIG=$(2) bash -c '. $(S)/lib.sh; echo $$FLAVOR')
+flavour_of = $(shell ARCH=$(ARCH) BPF_KSYM=$(1) EXTRA_CONFIG=$(2) bash -c '. $(S)/lib.sh; echo $$FLAVOR')
 FLAVOR := $(call flavour_of,$(BPF_KSYM),$(EXTRA_CONFIG))
 ifeq ($(FLAVOR),)
 $(error scripts/lib.sh refused BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG): see above)
@@ -127,7 +129,10 @@ DEBUG_EXTRA := debug
 DEBUG := BPF_KSYM=$(DEBUG_REGISTRY) EXTRA_CONFIG=$(DEBUG_EXTRA)
 DEBUG_FLAVOR := $(call flavour_of,$(DEBUG_REGISTRY),$(DEBUG_EXTRA))
 guest_log = --variant $(1) $(BUILD)/guest-$(1)-$(2).log
-TEST_ALL_LOGS := $(call guest_log,rust,test) $(call guest_log,c,test) $(call guest_log,rust,run)
+RUST_FLAVOR := $(call flavour_of,rust,)
+C_FLAVOR := $(call flavour_of,c,)
+TEST_ALL_LOGS := $(call guest_log,$(RUST_FLAVOR),test) $(call guest_log,$(C_FLAVOR),test) \
+	$(call guest_log,$(RUST_FLAVOR),run)
 TEST_DEBUG_LOGS := $(call guest_log,$(DEBUG_FLAVOR),test) $(call guest_log,$(DEBUG_FLAVOR),fuzz)
 
 # Our config alone, whatever EXTRA_CONFIG says (its logs are those above).

@@ -26,6 +26,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get('BPF_KSYM_BUILD') or os.path.join(ROOT, 'build')
+if (os.environ.get('ARCH') or 'x86_64') != 'x86_64':
+    sys.exit('bench-query: x86-64 only; run it without ARCH=%s' % os.environ['ARCH'])
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import bench  # noqa: E402 (its versions(): what the figures were measured on)
 import bench_docs  # noqa: E402

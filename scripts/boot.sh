@@ -7,8 +7,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 mode=${1:-test}
-kernel=$KOUT/arch/x86/boot/bzImage
-[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build BPF_KSYM=$BPF_KSYM${EXTRA_CONFIG:+ EXTRA_CONFIG=$EXTRA_CONFIG}'"
+kernel=$KOUT/$KIMAGE
+arch_arg=
+[ "$ARCH" = x86_64 ] || arch_arg=" ARCH=$ARCH"
+[ -f "$kernel" ] || die "no kernel at $kernel: run 'make build BPF_KSYM=$BPF_KSYM${EXTRA_CONFIG:+ EXTRA_CONFIG=$EXTRA_CONFIG}$arch_arg'"
 # Test boots also run the in-kernel benchmark briefly: its answers are checked.
 [ "$mode" = test ] && GUEST_CMDLINE="bpf_ksym_bench.max_n=1000 bpf_ksym_bench.lookups=10000 ${GUEST_CMDLINE:-}"
 # KASAN kernels boot with 4-level paging: QEMU's "max" CPU has LA57, and in
@@ -16,7 +18,7 @@ kernel=$KOUT/arch/x86/boot/bzImage
 # interrupts on, so an interrupt in that window sees KASAN's shadow bounds
 # for 47-bit addresses and reports its own 5-level direct-map pointer as a
 # "wild-memory-access" (Documentation/bpf/bpf_ksym.rst, Reliability tests).
-grep -qx CONFIG_KASAN=y "$KOUT/.config" && GUEST_CMDLINE="no5lvl ${GUEST_CMDLINE:-}"
+[ "$ARCH" = x86_64 ] && grep -qx CONFIG_KASAN=y "$KOUT/.config" && GUEST_CMDLINE="no5lvl ${GUEST_CMDLINE:-}"
 # KVM where /dev/kvm is there and works. Some hosts have a /dev/kvm that QEMU cannot run a
 # host-model vCPU on (docs/testing.md: on its machines QEMU aborts setting MSR 0x10a), so a vCPU
 # with these flags must first run the firmware's first instructions (SeaBIOS's banner on
@@ -41,8 +43,14 @@ kvm_works() {
 }
 # The benchmarks' figures are TCG's (bench.py's icount mode needs it): they keep it.
 accel=(-accel tcg -cpu max) accel_name=TCG
-case "$mode" in
-bench*) why="benchmark boot" ;;
+case "$ARCH:$mode" in
+arm64:*)
+	# An arm64 guest on this x86-64 host: TCG always. -cpu max has pointer authentication
+	# (PAC); QEMU's own cheaper algorithm for it keeps the emulation fast.
+	# shellcheck disable=SC2054 # -cpu's argument is one word with commas
+	accel=(-accel tcg -cpu max,pauth-impdef=on) why="arm64 guest on a $(uname -m) host"
+	;;
+*:bench*) why="benchmark boot" ;;
 *)
 	if [[ " ${QEMU_EXTRA:-} " = *" -icount "* ]]; then why="-icount"
 	elif [ "${GUEST_ACCEL:-}" = tcg ]; then why="GUEST_ACCEL=tcg"
@@ -51,9 +59,12 @@ bench*) why="benchmark boot" ;;
 	fi
 	;;
 esac
-qemu=(qemu-system-x86_64 "${accel[@]}" -smp 2 -m "${GUEST_MEM:-2G}" -nographic -no-reboot
+# The machine and its console: the PC's first serial port, the virt board's PL011.
+machine=(qemu-system-x86_64) console=ttyS0
+[ "$ARCH" = arm64 ] && machine=(qemu-system-aarch64 -machine virt) console=ttyAMA0
+qemu=("${machine[@]}" "${accel[@]}" -smp 2 -m "${GUEST_MEM:-2G}" -nographic -no-reboot
 	-kernel "$kernel" -initrd "$BUILD/initramfs-$FLAVOR.cpio.gz"
-	-append "console=ttyS0 panic=-1 oops=panic ksym_mode=$mode ksym_registry=$FLAVOR ${GUEST_CMDLINE:-}")
+	-append "console=$console panic=-1 oops=panic ksym_mode=$mode ksym_registry=$FLAVOR ${GUEST_CMDLINE:-}")
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of options
 [ -n "${QEMU_EXTRA:-}" ] && qemu+=($QEMU_EXTRA)
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build bzImage and modules (Module.symvers, for the test module) for the
-# $BPF_KSYM variant, incrementally.
+# Build the boot image ($KIMAGE: bzImage, arm64's Image) and modules
+# (Module.symvers, for the test module) for the $BPF_KSYM variant, incrementally.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -11,9 +11,9 @@ step "building $FLAVOR kernel (first build $first, then incremental; log $KOUT/b
 log=$KOUT/build.log
 : >"$log"
 # logged: a line every 30 s with the log's last line (V=1: the whole output).
-if ! logged "$log" last_line kmake bzImage modules; then
+if ! logged "$log" last_line kmake "${KIMAGE##*/}" modules; then
 	# A known parallel race on the bindings' dep file: make again continues.
-	if grep -q 'fixdep' "$log" && logged "$log" last_line kmake bzImage modules; then
+	if grep -q 'fixdep' "$log" && logged "$log" last_line kmake "${KIMAGE##*/}" modules; then
 		:
 	else
 		grep -E -A6 '^error' "$log" | head -60 >&2
@@ -26,4 +26,4 @@ if grep -q -E '^(warning|error)(\[|:)' "$log"; then
 	grep -E -A8 '^(warning|error)(\[|:)' "$log" | head -60 >&2
 	die "Rust warnings in the $FLAVOR build (clippy or rustc, above); full log: $log"
 fi
-note "kernel: $KOUT/arch/x86/boot/bzImage"
+note "kernel: $KOUT/$KIMAGE"

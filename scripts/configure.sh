@@ -12,7 +12,7 @@ frags=("${BASE_CONFIG[@]}")
 theirs=()
 if [ "${EXTRA_CONFIG:-}" = upstream ]; then
 	b=$BUILD/src/tools/testing/selftests/bpf
-	theirs=("$b/config" "$b/config.vm" "$b/config.$(uname -m)")
+	theirs=("$b/config" "$b/config.vm" "$b/config.${TRIPLE%%-*}")
 fi
 variant=$(mktemp)
 trap 'rm -f "$variant"' EXIT
@@ -59,8 +59,9 @@ fi
 # on a changed option or command line: so its first build starts from a copy of a built
 # Rust kernel's objects (BPF_KSYM_SEED=0: from nothing). Other flavours change options
 # (debug, kCFI) that recompile nearly everything, and start from nothing.
-seed=$BUILD/kernel-rust
-if [ "$FLAVOR" = c ] && [ ! -f "$KOUT/.config" ] && [ -f "$seed/vmlinux" ] &&
+seed=$BUILD/kernel-rust${FLAVOR#c}
+if [ "$BPF_KSYM" = c ] && [ -z "${EXTRA_CONFIG:-}" ] && [ ! -f "$KOUT/.config" ] &&
+	[ -f "$seed/vmlinux" ] &&
 	[ "${BPF_KSYM_SEED:-1}" = 1 ]; then
 	step "seeding $KOUT with the objects of $seed ($(du -sh "$seed" | cut -f1))"
 	rm -rf "$KOUT"

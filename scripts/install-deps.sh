@@ -24,23 +24,9 @@ PKGS=(
 	openssl iproute2
 )
 
-missing=()
-for p in "${PKGS[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	need_root "${missing[@]}"
-	step "apt: installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
-	# Runs before trixie-backports is added below; that suite is NotAutomatic
-	# anyway, so nothing is ever installed or upgraded from it by accident.
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
-		die "apt-get install failed; run 'apt-get install ${missing[*]}' to see why"
-else
-	note "apt: all ${#PKGS[@]} packages present"
-fi
+# Runs before trixie-backports is added below; that suite is NotAutomatic
+# anyway, so nothing is ever installed or upgraded from it by accident.
+apt_ensure "${PKGS[@]}"
 
 # The kernel source lives in trixie-backports (NotAutomatic, so adding it is
 # safe: nothing is upgraded from it unless asked by name).
@@ -74,3 +60,5 @@ if ! command -v bindgen >/dev/null 2>&1; then
 	LIBCLANG_PATH=/usr/lib/llvm-$LLVM_VER/lib cargo install --locked bindgen-cli
 fi
 note "toolchain ready: $(rustc --version), bindgen $(bindgen --version | awk '{print $2}'), clang-$LLVM_VER"
+# ARCH=arm64: the cross builds' and that guest's needs too.
+[ "$ARCH" = x86_64 ] || bash "$ROOT/scripts/install-deps-arch.sh"

@@ -83,26 +83,65 @@ logged() {
 	return "$rc"
 }
 
-# Our kernel config: the harness's fragment and what the selftests need.
-# shellcheck disable=SC2034 # used by the scripts that source this file
-BASE_CONFIG=("$ROOT/config/bpf_ksym.config" "$ROOT/tools/testing/selftests/bpf_ksym/config")
-
 # LLVM 22 matches rustc 1.95's LLVM, which CONFIG_RUST_INLINE_HELPERS needs.
 LLVM_VER=${LLVM_VER:-22}
 export LIBCLANG_PATH=/usr/lib/llvm-$LLVM_VER/lib
 # Registry variant: rust (CONFIG_BPF_KSYM_RUST=y) or c (=n).
 BPF_KSYM=${BPF_KSYM:-rust}
 case "$BPF_KSYM" in rust|c) ;; *) die "BPF_KSYM must be rust or c, not '$BPF_KSYM'" ;; esac
+# ARCH=arm64: the same tree cross-built with LLVM for another architecture, booted
+# under its QEMU. x86_64 (the default) is this machine's. Per architecture: kbuild's
+# ARCH, the image it boots, clang's target triple (user space) and Debian's name.
+ARCH=${ARCH:-x86_64}
+# shellcheck disable=SC2034 # used by the scripts that source this file
+case "$ARCH" in
+x86_64 | x86)
+	ARCH=x86_64 KARCH=x86 KIMAGE=arch/x86/boot/bzImage TRIPLE=x86_64-linux-gnu DEB_ARCH=amd64
+	;;
+arm64 | aarch64)
+	ARCH=arm64 KARCH=arm64 KIMAGE=arch/arm64/boot/Image TRIPLE=aarch64-linux-gnu DEB_ARCH=arm64
+	;;
+*) die "ARCH must be x86_64 or arm64, not '$ARCH' (make configs builds the others)" ;;
+esac
+# shellcheck disable=SC2034 # used by the scripts that source this file
+RUST_TRIPLE=${TRIPLE/-linux-/-unknown-linux-}
+# x86_only WHAT: WHAT (a target) is built for x86-64 alone; refuse another ARCH.
+x86_only() {
+	[ "$ARCH" = x86_64 ] || die "$1 runs on x86-64 only; run it without ARCH=$ARCH"
+}
+# Another architecture's guest programs from Debian, unpacked (install-deps-arch.sh).
+# shellcheck disable=SC2034
+SYSROOT=$CACHE/sysroot-$DEB_ARCH
+# Its user programs, ours, are linked statically by clang and lld, for C (CROSS_CC) and
+# for cargo (the target's linker and flags, which cargo reads from the environment).
+if [ "$ARCH" != x86_64 ]; then
+	# shellcheck disable=SC2034
+	CROSS_CC="clang-${LLVM_VER:-22} --target=$TRIPLE -fuse-ld=lld -static"
+	cargo_env=${RUST_TRIPLE//-/_}
+	export "CARGO_TARGET_${cargo_env^^}_LINKER=clang-${LLVM_VER:-22}"
+	export "CARGO_TARGET_${cargo_env^^}_RUSTFLAGS=-C link-arg=--target=$TRIPLE -C link-arg=-fuse-ld=lld -C target-feature=+crt-static"
+fi
 # EXTRA_CONFIG=<name> adds config/<name>.config; kernel, initramfs and guest logs
-# of that flavour get names of their own ($BUILD/kernel-rust-debug, ...).
-FLAVOR=$BPF_KSYM${EXTRA_CONFIG:+-$EXTRA_CONFIG}
+# of that flavour get names of their own ($BUILD/kernel-rust-debug, ...), and so
+# do another architecture's ($BUILD/kernel-rust-arm64, kernel-rust-arm64-debug).
+FLAVOR=$BPF_KSYM
+[ "$ARCH" = x86_64 ] || FLAVOR=$FLAVOR-$ARCH
+FLAVOR=$FLAVOR${EXTRA_CONFIG:+-$EXTRA_CONFIG}
 KOUT=$BUILD/kernel-$FLAVOR
+# Our kernel config: the harness's fragment, its architecture's, and what the selftests need.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+BASE_CONFIG=("$ROOT/config/bpf_ksym.config" "$ROOT/config/arch/$ARCH.config"
+	"$ROOT/tools/testing/selftests/bpf_ksym/config")
 # CLIPPY=1: every Rust object is compiled by clippy-driver (rustc plus clippy's lint passes),
 # so every build lints our crates. -Dwarnings makes a warning fail the object: in an
 # incremental build an object that only warned would not be compiled (nor warn) again.
+# Another architecture's user programs (samples/) link with lld, statically: the
+# host's ld knows only x86, and the guest has no shared libraries for them.
 kmake() {
-	make -C "$BUILD/src" O="$KOUT" LLVM=-"$LLVM_VER" CLIPPY=1 KRUSTFLAGS=-Dwarnings \
-		-j"$(nproc)" "$@"
+	local user=()
+	[ "$ARCH" = x86_64 ] || user=(USERLDFLAGS="-fuse-ld=lld -static")
+	make -C "$BUILD/src" O="$KOUT" ARCH="$KARCH" LLVM=-"$LLVM_VER" CLIPPY=1 KRUSTFLAGS=-Dwarnings \
+		"${user[@]}" -j"$(nproc)" "$@"
 }
 
 # Compiled C objects are cached outside the checkout, as the sources are: a new
@@ -118,6 +157,27 @@ if command -v ccache >/dev/null; then
 	export PATH="$CACHE/ccache-bin:$PATH"
 fi
 
+# apt_ensure PKG...: install with apt the packages that are not installed yet (root
+# only then); say so in one line either way.
+apt_ensure() {
+	local p absent=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			absent+=("$p")
+	done
+	if [ ${#absent[@]} = 0 ]; then
+		note "apt: all $# packages present"
+		return 0
+	fi
+	[ "$(id -u)" = 0 ] ||
+		die "installing packages needs root; re-run as root or install: ${absent[*]}"
+	step "apt: installing ${absent[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null || die "apt-get update failed; run it to see why"
+	apt-get install -y -q --no-install-recommends "${absent[@]}" >/dev/null ||
+		die "apt-get install failed; run 'apt-get install ${absent[*]}' to see why"
+}
+
 # install_programs ROOT PATH...: put each program (unless ROOT has it already) and
 # every library ldd says it loads into the initramfs tree ROOT, at the same paths.
 install_programs() {
@@ -128,6 +188,42 @@ install_programs() {
 		ldd "$root$bin" | grep -oE '/[^ ]+' | while read -r lib; do
 			mkdir -p "$root$(dirname "$lib")"
 			cp -L "$lib" "$root$lib"
+		done
+	done
+}
+
+# install_sysroot_programs ROOT PATH...: as install_programs, for another architecture,
+# whose programs ldd cannot load: each from $SYSROOT, and the libraries their ELF
+# headers need (NEEDED, recursively) from $SYSROOT's multiarch directories, to the
+# guest's (its loader searches /lib/$TRIPLE and /usr/lib/$TRIPLE), and the loader itself.
+install_sysroot_programs() {
+	local root=$1 todo=() copied=" " f lib dir found interp
+	shift
+	for f in "$@"; do
+		[ -f "$SYSROOT$f" ] || die "no $f in $SYSROOT (scripts/install-deps-arch.sh)"
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$SYSROOT$f" "$root$f"
+		todo+=("$root$f")
+		interp=$(readelf -l "$SYSROOT$f" | sed -n 's/.*interpreter: \(.*\)]$/\1/p')
+		if [ -n "$interp" ] && [ ! -f "$root$interp" ]; then
+			mkdir -p "$root$(dirname "$interp")"
+			cp -L "$SYSROOT$interp" "$root$interp"
+		fi
+	done
+	mkdir -p "$root/usr/lib/$TRIPLE"
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+			[[ $copied = *" $lib "* ]] && continue
+			copied+="$lib "
+			found=
+			for dir in lib/"$TRIPLE" usr/lib/"$TRIPLE" lib usr/lib; do
+				[ -e "$SYSROOT/$dir/$lib" ] && { found=$SYSROOT/$dir/$lib; break; }
+			done
+			[ -n "$found" ] || die "$f needs $lib, which is not in $SYSROOT"
+			[ -f "$root/usr/lib/$TRIPLE/$lib" ] || cp -L "$found" "$root/usr/lib/$TRIPLE/$lib"
+			todo+=("$root/usr/lib/$TRIPLE/$lib")
 		done
 	done
 }

@@ -10,6 +10,7 @@
 # only: what `make lint` runs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+x86_only "make series-check"
 
 BASE_GIT=$CACHE/linux-$KVER.git
 SERIES=$BUILD/series

@@ -5,6 +5,7 @@
 # rebuilds only what changed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+x86_only "make test-upstream"
 
 [ "${EXTRA_CONFIG:-}" = upstream ] || die "upstream.sh builds the EXTRA_CONFIG=upstream flavour only"
 [ -f "$KOUT/vmlinux" ] || die "no $KOUT/vmlinux: run 'make kernel BPF_KSYM=$BPF_KSYM EXTRA_CONFIG=upstream'"

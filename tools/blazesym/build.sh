@@ -13,7 +13,9 @@
 # Runs patch.sh DIR first if DIR/patched is missing. Cargo's target
 # directory is DIR/target; JOBS (default 2) sets cargo's -j. The binaries
 # are linked dynamically against glibc: copy them and what ldd lists into
-# the guest.
+# the guest. To cross-build, set CARGO_BUILD_TARGET (a Rust triple), cargo's
+# linker settings for it, and CC to a C compiler for that target; the
+# binaries are then as those settings link them (static, say).
 
 set -euo pipefail
 
@@ -32,7 +34,7 @@ die() {
 JOBS=${JOBS:-2}
 command -v cargo >/dev/null || die "cargo not found"
 CC=${CC:-cc}
-command -v "$CC" >/dev/null || die "$CC not found"
+command -v "${CC%% *}" >/dev/null || die "${CC%% *} not found"
 
 mkdir -p "$1"
 build=$(cd "$1" && pwd)
@@ -52,6 +54,10 @@ capi=$build/patched/blazesym-c-0.1.11
 [ -f "$capi/Cargo.toml" ] || die "$capi is not a crate"
 
 export CARGO_TARGET_DIR=$build/target
+# An empty CARGO_BUILD_TARGET is an error to cargo: no target is the host's.
+[ -n "${CARGO_BUILD_TARGET:-}" ] || unset CARGO_BUILD_TARGET
+# Where cargo puts what it builds: under the triple when one is given.
+out=$CARGO_TARGET_DIR${CARGO_BUILD_TARGET:+/$CARGO_BUILD_TARGET}/release
 mkdir -p "$build/bin"
 
 # 1. blazesym-check: Cargo.toml from the template, in DIR/check, with the
@@ -64,7 +70,7 @@ mv "$crate/Cargo.toml.new" "$crate/Cargo.toml"
 ln -sfn "$here/check/src" "$crate/src"
 say "cargo build --release -j$JOBS (blazesym-check; target dir $CARGO_TARGET_DIR)"
 cargo build --release -j"$JOBS" --manifest-path "$crate/Cargo.toml"
-cp "$CARGO_TARGET_DIR/release/blazesym-check" "$build/bin/blazesym-check"
+cp "$out/blazesym-check" "$build/bin/blazesym-check"
 say "built $build/bin/blazesym-check"
 
 # 2. libblazesym_c.a against the patched blazesym: the same as a
@@ -78,11 +84,12 @@ case $used in
 *"($patched)"*) say "blazesym-c uses $used" ;;
 *) die "blazesym-c does not use the patched blazesym (cargo tree: ${used:-nothing})" ;;
 esac
-lib=$CARGO_TARGET_DIR/release/libblazesym_c.a
+lib=$out/libblazesym_c.a
 [ -f "$lib" ] || die "$lib not built"
 
 say "$CC capi_check.c -> $build/bin/blazesym-capi-check"
-"$CC" -O2 -Wall -Wextra -I"$capi/include" -o "$build/bin/blazesym-capi-check" \
+# shellcheck disable=SC2086 # CC may carry the target's flags
+$CC -O2 -Wall -Wextra -I"$capi/include" -o "$build/bin/blazesym-capi-check" \
 	"$here/capi_check.c" "$lib" -lpthread -ldl -lm
 
 say "done: $build/bin/blazesym-check $build/bin/blazesym-capi-check"
