@@ -217,8 +217,13 @@ def scan(path, variant, corpus=None):
     # passes without a word when lockdep has turned itself off: require its warning.
     if (variant or '').endswith('-debug') and count_kunit and not warnings_expected:
         problems.append('no expected WARNING on the debug kernel: lockdep off, or the case did not run')
-    # A test boot runs the in-kernel benchmark on 1 .. 1000 symbols; it checks every answer.
     text = '\n'.join(lines)
+    # arm64 boots run with pointer authentication (-cpu max): the JIT signs the return
+    # addresses its images push, which the stack tests then unwind and name. A boot
+    # without it would pass those tests while testing less.
+    if 'arm64' in parts[1:] and 'CPU features: detected: Address authentication' not in text:
+        problems.append('arm64 guest without pointer authentication (QEMU -cpu max has it)')
+    # A test boot runs the in-kernel benchmark on 1 .. 1000 symbols; it checks every answer.
     if 'bpf_ksym_bench.max_n=' in text:
         wrong = [l for l in lines if 'bpf_ksym_bench: WRONG' in l]
         if 'bpf_ksym_bench: done' in text and not wrong:

@@ -106,23 +106,33 @@ def test_unexpected_skip_fails(tmp_path, c_log):
     assert (failed, skipped) == (1, C_SKIPPED + 1)
 
 
-def skip_kprobe_stack_case(log):
-    """The log as an arm64 boot prints its kprobe stack case: skipped."""
-    return replace_first(log, '# ok 4 global.stack_trace_through_bpf_names_the_program',
-                         '# ok 4 global.stack_trace_through_bpf_names_the_program'
-                         ' # SKIP arm64: a stack from a function-entry kprobe does not hold'
-                         ' the caller')
+PAC_LINE = '[    0.000000] CPU features: detected: Address authentication (IMP DEF algorithm)\n'
+
+
+def as_arm64(log):
+    """The log as an arm64 boot prints it: pointer authentication detected at boot, the
+    kprobe stack case skipped."""
+    log = replace_first(log, '# ok 4 global.stack_trace_through_bpf_names_the_program',
+                        '# ok 4 global.stack_trace_through_bpf_names_the_program'
+                        ' # SKIP arm64: a stack from a function-entry kprobe does not hold'
+                        ' the caller')
+    return log[:1] + [PAC_LINE] + log[1:]
 
 
 @pytest.mark.parametrize('variant', ['c-arm64', 'c-arm64-cfi'])
 def test_arm64_may_skip_the_kprobe_stack_case(tmp_path, c_log, variant):
-    passed, failed, skipped = scan(tmp_path, skip_kprobe_stack_case(c_log), variant)
+    passed, failed, skipped = scan(tmp_path, as_arm64(c_log), variant)
     assert (failed, skipped) == (0, C_SKIPPED + 1)
 
 
 def test_x86_may_not_skip_the_kprobe_stack_case(tmp_path, c_log):
-    passed, failed, skipped = scan(tmp_path, skip_kprobe_stack_case(c_log), 'c')
+    passed, failed, skipped = scan(tmp_path, as_arm64(c_log), 'c')
     assert (failed, skipped) == (1, C_SKIPPED + 1)
+
+
+def test_arm64_boot_without_pointer_authentication_fails(tmp_path, c_log):
+    log = [line for line in as_arm64(c_log) if line != PAC_LINE]
+    assert scan(tmp_path, log, 'c-arm64')[1] == 1
 
 
 def test_unfinished_guest_fails(tmp_path, debug_log):
