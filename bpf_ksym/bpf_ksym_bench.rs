@@ -216,13 +216,28 @@ impl Drop for Symbols {
     }
 }
 
+/// `dividend / divisor`. 32-bit kernels divide 64-bit numbers with `div64_u64()`: their
+/// compilers would call a library function the kernel does not have (`__aeabi_uldivmod`).
+fn div_u64(dividend: u64, divisor: u64) -> u64 {
+    #[cfg(CONFIG_64BIT)]
+    {
+        dividend / divisor
+    }
+    #[cfg(not(CONFIG_64BIT))]
+    {
+        // SAFETY: `div64_u64()` has no precondition but a divisor that is not zero, which
+        // Rust's `/` would also require.
+        unsafe { bindings::div64_u64(dividend, divisor) }
+    }
+}
+
 /// Time per call, in picoseconds, from `ops` calls that took `ns`.
 fn report(workload: &str, n: usize, ops: usize, ns: i64) {
-    let ps = (ns.max(0) as u64 * 1000) / ops as u64;
+    let ps = div_u64(ns.max(0) as u64 * 1000, ops.max(1) as u64);
+    let whole = div_u64(ps, 1000);
     pr_info!(
-        "workload={workload} n={n} ops={ops} ns_per_op={}.{:03}\n",
-        ps / 1000,
-        ps % 1000
+        "workload={workload} n={n} ops={ops} ns_per_op={whole}.{:03}\n",
+        ps - whole * 1000
     );
 }
 
