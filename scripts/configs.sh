@@ -9,6 +9,8 @@
 # second run is incremental. CONFIGS="name ..." picks entries.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+# Each entry has its architecture: x86-64's, or its own (ENTRY_ARCH below).
+[ "$ARCH" = x86_64 ] || die "make configs builds each entry for its own architecture; run it without ARCH"
 
 declare -A CHANGE=(
 	[ours]=''
@@ -28,9 +30,18 @@ declare -A CHANGE=(
 	[no-module-unload]='# CONFIG_MODULE_UNLOAD is not set'
 	# 32-bit callers: /proc/kallsyms gets a compat_ioctl.
 	[compat]='CONFIG_IA32_EMULATION=y'
+	# Other architectures Rust builds for, cross-built with LLVM: our options
+	# with the KUnit suites, compiled for that target (at 32 bits on arm).
+	[arm64]=''
+	# ARMv7, the 32-bit ARM Rust supports (HAVE_RUST needs CPU_32v7), with its JIT.
+	[arm]=$'CONFIG_MMU=y\nCONFIG_ARCH_MULTI_V7=y\n# CONFIG_ARCH_MULTI_V6 is not set\nCONFIG_AEABI=y\nCONFIG_VFP=y'
+	[riscv64]=''
+	[loongarch64]=''
 )
+# The architecture (kbuild's ARCH) of each entry; the others are $ARCH's.
+declare -A ENTRY_ARCH=([arm64]=arm64 [arm]=arm [riscv64]=riscv [loongarch64]=loongarch)
 ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-iter-sections no-rust
-	no-initrd cfi kdb no-multiuser no-module-unload compat)
+	no-initrd cfi kdb no-multiuser no-module-unload compat arm64 arm riscv64 loongarch64)
 # What each entry must have, or the line would claim a build of code that was
 # configured out (e.g. RUST dropped because rustc cannot do kCFI).
 both='RUST=y BPF_KSYM_RUST=y KALLSYMS_QUERY=y'
@@ -52,6 +63,11 @@ declare -A REQUIRE=(
 	[no-module-unload]="$both MODULES=y"
 	[compat]="$both COMPAT=y"
 )
+for n in "${!ENTRY_ARCH[@]}"; do
+	REQUIRE[$n]="$both BPF_JIT=y BPF_KSYM_KUNIT_TEST=y KALLSYMS_QUERY_KUNIT_TEST=y
+		KALLSYMS_ITER_KUNIT_TEST=y"
+done
+REQUIRE[arm]+=" CPU_32v7=y"
 read -r -a names <<<"${CONFIGS:-${ORDER[*]}}"
 for n in "${names[@]}"; do
 	[ -n "${CHANGE[$n]+set}" ] || die "unknown configuration '$n' (known: ${ORDER[*]})"
@@ -75,13 +91,20 @@ for n in "${names[@]}"; do
 		printf '# CONFIG_DEBUG_INFO_DWARF5 is not set\nCONFIG_DEBUG_INFO_NONE=y\n'
 		cat "$change"
 	} >"$frag"
-	step "configs: $n (log $out/build.log)"
+	# Another architecture's entry: our fragments, that architecture's own if it has one.
+	karch=$KARCH base=("${BASE_CONFIG[@]}")
+	if [ -n "${ENTRY_ARCH[$n]+set}" ]; then
+		karch=${ENTRY_ARCH[$n]}
+		base=("$ROOT/config/bpf_ksym.config" "$ROOT/tools/testing/selftests/bpf_ksym/config")
+		[ -f "$ROOT/config/arch/$n.config" ] && base+=("$ROOT/config/arch/$n.config")
+	fi
+	step "configs: $n (ARCH=$karch, log $out/build.log)"
 	t0=$(date +%s)
-	mk() { make -C "$BUILD/src" O="$out" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }
+	mk() { make -C "$BUILD/src" O="$out" ARCH="$karch" LLVM=-"$LLVM_VER" -j"$(nproc)" "$@"; }
 	status=built
 	if ! { mk tinyconfig &&
 		KCONFIG_CONFIG="$out/.config" "$BUILD/src/scripts/kconfig/merge_config.sh" -m -O "$out" \
-			"$out/.config" "${BASE_CONFIG[@]}" "$frag" &&
+			"$out/.config" "${base[@]}" "$frag" &&
 		mk olddefconfig; } >"$out/build.log" 2>&1; then
 		status="FAILED to configure"
 	fi
@@ -100,9 +123,11 @@ for n in "${names[@]}"; do
 		[ "$have" = "${req#*=}" ] || status="FAILED: needs ${req%%=*}=${req#*=}, config has $have"
 	done
 	if [ "$status" = built ]; then
-		if ! mk vmlinux >>"$out/build.log" 2>&1; then
+		# A line every 30 s with the build's last line (V=1: the whole output).
+		if ! logged "$out/build.log" last_line mk vmlinux; then
 			# The bindings' dep file race (see build-kernel.sh): once more.
-			mk vmlinux >>"$out/build.log" 2>&1 || status="FAILED to build (see $out/build.log)"
+			logged "$out/build.log" last_line mk vmlinux ||
+				status="FAILED to build (see $out/build.log)"
 		fi
 	fi
 	[ "$status" = built ] || failed=1
