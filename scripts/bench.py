@@ -12,7 +12,9 @@ Modes (BENCH_MODES): icount (-icount shift=0 -smp 1: guest time is the
 instruction count, repeatable, blind to cache misses) and tcg (plain TCG wall
 time: noisy, but memory-bound work shows).
 
-BENCH_MERGE=1 keeps the last run's records of the modes not re-run.
+BENCH_MERGE=1 keeps the last run's records of the modes not re-run. ARCH=arm64
+measures the arm64 kernels (make bench ARCH=arm64) into bench-arm64.* instead
+of bench.*.
 Prints one table (median over boots; spread = the larger of the two variants'
 (max - min) / median), writes build/bench/bench.json and build/bench/bench.svg,
 keeps the records in docs/bench/bench.json and renders the documentation's
@@ -38,6 +40,15 @@ import bench_docs  # noqa: E402
 import bench_plot  # noqa: E402
 from markers import BENCH_END  # noqa: E402
 
+# Another architecture's kernels (ARCH=arm64, emulated instruction by instruction on this
+# host): their records and reports are named bench-<arch>, their guests' logs <variant>-<arch>.
+ARCH = {'aarch64': 'arm64', 'x86': 'x86_64'}.get(os.environ.get('ARCH') or 'x86_64',
+                                                  os.environ.get('ARCH') or 'x86_64')
+NAME = 'bench' if ARCH == 'x86_64' else 'bench-' + ARCH
+FLAVOR_SUFFIX = '' if ARCH == 'x86_64' else '-' + ARCH
+QEMU = {'x86_64': 'qemu-system-x86_64', 'arm64': 'qemu-system-aarch64'}.get(ARCH)
+if QEMU is None:
+    sys.exit('bench: ARCH must be x86_64 or arm64, not %r' % ARCH)
 DEFAULT_NS, DEFAULT_RUNS, DEFAULT_MODES = (1, 100, 1000, 10000, 30000), 3, ('icount', 'tcg')
 NS = [int(x) for x in os.environ.get('BENCH_N', ','.join(map(str, DEFAULT_NS))).split(',')]
 RUNS = int(os.environ.get('BENCH_RUNS', str(DEFAULT_RUNS)))
@@ -68,13 +79,14 @@ def ns_of(workload):
 def boot(variant, mode):
     """One boot; returns ({(workload, n): value}, {workload: unit}, log text)."""
     cmdline = 'bpf_ksym_bench.max_n=%d ksym_bench=%s' % (max(NS), ','.join(map(str, NS)))
-    env = dict(os.environ, BPF_KSYM=variant, GUEST_TIMEOUT='1800', GUEST_CMDLINE=cmdline)
+    env = dict(os.environ, BPF_KSYM=variant, ARCH=ARCH, GUEST_CMDLINE=cmdline,
+               GUEST_TIMEOUT='1800' if ARCH == 'x86_64' else '3600')
     if mode == 'icount':
         env['QEMU_EXTRA'] = '-icount shift=0 -smp 1'
     t0 = time.time()
     subprocess.run(['bash', os.path.join(ROOT, 'scripts/boot.sh'), 'bench'],
                    env=env, check=True, stdout=subprocess.DEVNULL)
-    log = os.path.join(BUILD, 'guest-%s-bench.log' % variant)
+    log = os.path.join(BUILD, 'guest-%s%s-bench.log' % (variant, FLAVOR_SUFFIX))
     text = open(log, errors='replace').read()
     got, units = {}, {}
     for m in KERNEL_LINE.finditer(text):
@@ -109,7 +121,7 @@ def versions(logs):
         'kernel': m.group(1) if m else '?',
         'kernel_compiler': m.group(2) if m else '?',
         'rustc': first(['rustc', '--version']),
-        'qemu': first(['qemu-system-x86_64', '--version']),
+        'qemu': first([QEMU, '--version']),
         'host': '%s, %d cpus, %s' % (cpu.group(1) if cpu else platform.machine(),
                                      os.cpu_count(), platform.release()),
     }
@@ -121,23 +133,23 @@ def spread(values):
 
 
 def write_reports(records, info):
-    """bench.json (the records), bench-info.json (versions), bench.txt, bench.md and
-    bench.svg under build/bench."""
+    """<NAME>.json (the records), <NAME>-info.json (versions), <NAME>.txt, <NAME>.md and
+    <NAME>.svg under build/bench (NAME: bench, or bench-arm64)."""
     os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(OUT, 'bench.json'), 'w') as f:
+    with open(os.path.join(OUT, NAME + '.json'), 'w') as f:
         json.dump(records, f, indent=1)
-    with open(os.path.join(OUT, 'bench-info.json'), 'w') as f:
+    with open(os.path.join(OUT, NAME + '-info.json'), 'w') as f:
         json.dump(info, f, indent=1)
     table = render_table(records, info)
-    with open(os.path.join(OUT, 'bench.txt'), 'w') as f:
+    with open(os.path.join(OUT, NAME + '.txt'), 'w') as f:
         f.write(table)
-    with open(os.path.join(OUT, 'bench.md'), 'w') as f:
+    with open(os.path.join(OUT, NAME + '.md'), 'w') as f:
         f.write(render_markdown(records))
     # Log-log against N: the fixed-N workloads have no curve.
     bench_plot.write_svg([r for r in records if r['workload'] not in FIXED_N], ORDER,
-                         os.path.join(OUT, 'bench.svg'), info)
-    # The documentation's figures: docs/bench/bench.json, the tables rendered from it and
-    # the plot the README shows; only from a run of every workload at every N in both
+                         os.path.join(OUT, NAME + '.svg'), info)
+    # The documentation's figures: docs/bench/<NAME>.json, the tables rendered from it and
+    # (x86-64's) the plot the README shows; only from a run of every workload at every N in both
     # modes, which a quick check (BENCH_N=10000, BENCH_MODES=icount) is not.
     partial = [k for k, v in (('BENCH_N', {r['n'] for r in records} >= set(DEFAULT_NS)),
                               ('BENCH_MODES', {r['mode'] for r in records} >= set(DEFAULT_MODES)),
@@ -146,24 +158,25 @@ def write_reports(records, info):
     if partial:
         print('bench: not published to docs/bench/ (%s short of a full run)' % ', '.join(partial))
     else:
-        bench_docs.publish('bench', records, info)
-        shutil.copyfile(os.path.join(OUT, 'bench.svg'),
-                        os.path.join(ROOT, 'Documentation', 'bpf', 'bpf_ksym_bench.svg'))
+        bench_docs.publish(NAME, records, info)
+        if NAME == 'bench':
+            shutil.copyfile(os.path.join(OUT, 'bench.svg'),
+                            os.path.join(ROOT, 'Documentation', 'bpf', 'bpf_ksym_bench.svg'))
     return table
 
 
 def main():
     if sys.argv[1:] == ['--report']:
         # Re-render the reports from the last run's bench.json.
-        with open(os.path.join(OUT, 'bench.json')) as f, \
-                open(os.path.join(OUT, 'bench-info.json')) as g:
+        with open(os.path.join(OUT, NAME + '.json')) as f, \
+                open(os.path.join(OUT, NAME + '-info.json')) as g:
             print(write_reports(json.load(f), json.load(g)))
         return
     t_start = time.time()
     # What was measured: the tree as the run starts (it may change while the boots run).
     started = {'date': datetime.date.today().isoformat(), 'tree': bench_docs.tree()}
-    print('bench: %d boots (%d runs x %s x C and Rust), N = %s' % (
-        RUNS * len(MODES) * 2, RUNS, '/'.join(MODES), ', '.join(map(str, NS))), flush=True)
+    print('bench: %d boots (%d runs x %s x C and Rust, %s), N = %s' % (
+        RUNS * len(MODES) * 2, RUNS, '/'.join(MODES), ARCH, ', '.join(map(str, NS))), flush=True)
     samples, units, log_text = {}, {}, ''
     for mode in MODES:
         for run in range(RUNS):
@@ -189,7 +202,7 @@ def main():
                     # The same kernel state for both: one line count.
                     record['lines'] = int(statistics.median(lines))
                 records.append(record)
-    merged = os.path.join(OUT, 'bench.json')
+    merged = os.path.join(OUT, NAME + '.json')
     if os.environ.get('BENCH_MERGE') and os.path.exists(merged):
         # Keep the other modes' records of the last run (BENCH_MODES=tcg BENCH_MERGE=1 redoes
         # the wall-time half alone, for instance).
@@ -200,8 +213,8 @@ def main():
     table = write_reports(records, info)
     print()
     print(table)
-    print('wrote %s/bench.json, bench.txt, bench.md, bench.svg in %.0f min'
-          % (OUT, (time.time() - t_start) / 60))
+    print('wrote %s/%s.json, .txt, .md, .svg in %.0f min'
+          % (OUT, NAME, (time.time() - t_start) / 60))
 
 
 def verdict(r):

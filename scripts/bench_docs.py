@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, 'docs', 'bench')
 # The documents and the blocks each must have.
 DOCS = {'README.md': ('headline',),
-        'docs/benchmarks.md': ('bench', 'query', 'query-blazesym', 'query-icount'),
+        'docs/benchmarks.md': ('bench', 'bench-arm64', 'query', 'query-blazesym', 'query-icount'),
         # The kernel's own page has no generated block: figures there could only be copies.
         'Documentation/bpf/bpf_ksym.rst': ()}
 BEGIN = re.compile(r'^<!-- generated: ([\w-]+) \(scripts/bench_docs\.py from docs/bench/\); '
@@ -193,7 +193,7 @@ def render_blazesym(data, name):
 
 def render_bench(data, name):
     if data is None:
-        return missing(name, 'make bench')
+        return missing(name, 'make bench' + (' ARCH=' + name.split('-', 1)[1] if '-' in name else ''))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import bench  # noqa: E402 (bench.py's own table, so that both print the same)
     i = data['info']
@@ -206,12 +206,18 @@ def render_bench(data, name):
     return head + '\n\n' + bench.render_markdown(data['records'])
 
 
+def largest_tcg_read(data):
+    """The full read's tcg record at the largest N of a `make bench` run, or None."""
+    read = [r for r in data['records'] if r['workload'] == 'kallsyms_read' and r['mode'] == 'tcg'] \
+        if data else []
+    return max(read, key=lambda r: r['n']) if read else None
+
+
 def render_headline(_data, name):
-    b, q = load('bench'), load('query')
+    b, q, arm = load('bench'), load('query'), load('bench-arm64')
     if b is None or q is None:
         return missing('bench query', 'make bench` and `make bench-query')
-    read = [r for r in b['records'] if r['workload'] == 'kallsyms_read' and r['mode'] == 'tcg']
-    read = max(read, key=lambda r: r['n']) if read else None
+    read, arm_read = largest_tcg_read(b), largest_tcg_read(arm)
     qr = by_workload(q)
     p, f = qr.get('profile'), qr.get('blazesym_first')
     # (what, the record, its "before" and "after" client, and how each is named)
@@ -222,8 +228,10 @@ def render_headline(_data, name):
          if p else '', p, 'text', 'parse the text', 'batch', '`KALLSYMS_QUERY` batches'),
         ("blazesym (bpftrace's symbolizer): a new symbolizer's first kernel address", f,
          'blazesym_text', '0.2.7 as published', 'blazesym_kq', 'with `tools/blazesym`'),
+        ('the same full read in an arm64 guest, {:,} BPF programs'.format(arm_read['n'])
+         if arm_read else '', arm_read, 'c', 'mainline C registry', 'rust', 'Rust registry'),
     ]
-    out = ['| what (x86-64 guest under QEMU) | before | with this tree | gain |',
+    out = ['| what (x86-64 guest under QEMU unless said) | before | with this tree | gain |',
            '|---|---|---|---|']
     for what, r, before, before_is, after, after_is in rows:
         if r:
@@ -237,7 +245,12 @@ def render_headline(_data, name):
     if p or f:
         sources.append('the symbolizers from `make bench-query` (%s, tree `%s`)' % (
             q['info']['date'], q['info']['tree']))
-    out += ['', 'Wall time under QEMU\'s TCG: %s.' % ' and '.join(sources)]
+    if arm_read:
+        sources.append('the arm64 read from `make bench ARCH=arm64` (%s, tree `%s`)' % (
+            arm['info']['date'], arm['info']['tree']))
+    joined = ', '.join(sources[:-1]) + ' and ' + sources[-1] if len(sources) > 2 else \
+        ' and '.join(sources)
+    out += ['', 'Wall time under QEMU\'s TCG: %s.' % joined]
     return '\n'.join(out) + '\n'
 
 
@@ -245,6 +258,7 @@ def render_headline(_data, name):
 BLOCKS = {
     'headline': (render_headline, None),
     'bench': (render_bench, 'bench'),
+    'bench-arm64': (render_bench, 'bench-arm64'),
     'query': (render_query, 'query'),
     'query-icount': (render_query, 'query-icount'),
     'query-blazesym': (render_blazesym, 'query'),

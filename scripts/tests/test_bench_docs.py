@@ -53,7 +53,8 @@ def repo(tmp_path, monkeypatch):
             json.dump(data, f)
     (tmp_path / 'README.md').write_text('# x\n\n' + block('headline') + '\nAbout 2x.\n')
     (tmp_path / 'docs' / 'benchmarks.md').write_text(
-        'From 1 to 30,000 symbols, N >= 10,000.\n' + block('bench') + block('query') +
+        'From 1 to 30,000 symbols, N >= 10,000.\n' + block('bench') + block('bench-arm64') +
+        block('query') +
         '\nText.\n' + block('query-blazesym') + block('query-icount'))
     os.makedirs(tmp_path / 'Documentation' / 'bpf')
     (tmp_path / 'Documentation' / 'bpf' / 'bpf_ksym.rst').write_text('Reads got faster.\n')
@@ -174,3 +175,21 @@ def test_this_repository_with_a_copied_figure_fails(copy_of_this_repo, capsys):
     readme.write_text(readme.read_text() + '\nblazesym starts %s faster.\n' % copied)
     assert bench_docs.check() == 1
     assert 'README.md:' in capsys.readouterr().err
+
+
+def test_arm64_records_missing_say_how_to_make_them(repo):
+    doc = (repo / 'docs' / 'benchmarks.md').read_text()
+    assert 'No records in `docs/bench/bench-arm64.json` yet: run `make bench ARCH=arm64`.' in doc
+    assert bench_docs.check() == 0
+
+
+def test_arm64_records_render_their_own_table(repo):
+    arm = dict(BENCH, info=dict(BENCH['info'], kernel='7.3.4-arm64'))
+    with open(repo / 'docs' / 'bench' / 'bench-arm64.json', 'w') as f:
+        json.dump(arm, f)
+    bench_docs.render_all()
+    doc = (repo / 'docs' / 'benchmarks.md').read_text()
+    start = doc.index('<!-- generated: bench-arm64')
+    arm_block = doc[start:doc.index('<!-- end generated: bench-arm64 -->')]
+    assert 'kernel 7.3.4-arm64' in arm_block and '| kallsyms_read | tcg |' in arm_block
+    assert bench_docs.check() == 0
