@@ -17,7 +17,7 @@
 //! `bpf_ksym_bench: done`. A lookup that answers wrongly prints `bpf_ksym_bench: WRONG ...`
 //! instead of a figure: a fast wrong registry must not look good.
 
-use core::mem::size_of;
+use core::{mem::size_of, num::NonZeroU64};
 use kernel::{
     bindings,
     ffi::c_char,
@@ -218,23 +218,29 @@ impl Drop for Symbols {
 
 /// `dividend / divisor`. 32-bit kernels divide 64-bit numbers with `div64_u64()`: their
 /// compilers would call a library function the kernel does not have (`__aeabi_uldivmod`).
-fn div_u64(dividend: u64, divisor: u64) -> u64 {
+fn div64(dividend: u64, divisor: NonZeroU64) -> u64 {
     #[cfg(CONFIG_64BIT)]
     {
         dividend / divisor
     }
     #[cfg(not(CONFIG_64BIT))]
     {
-        // SAFETY: `div64_u64()` has no precondition but a divisor that is not zero, which
-        // Rust's `/` would also require.
-        unsafe { bindings::div64_u64(dividend, divisor) }
+        // SAFETY: `div64_u64()` may be called with any dividend and a non-zero divisor, which
+        // `NonZeroU64` guarantees.
+        unsafe { bindings::div64_u64(dividend, divisor.get()) }
     }
 }
 
+const THOUSAND: NonZeroU64 = NonZeroU64::new(1000).unwrap();
+
 /// Time per call, in picoseconds, from `ops` calls that took `ns`.
 fn report(workload: &str, n: usize, ops: usize, ns: i64) {
-    let ps = div_u64(ns.max(0) as u64 * 1000, ops.max(1) as u64);
-    let whole = div_u64(ps, 1000);
+    let Some(per) = NonZeroU64::new(ops as u64) else {
+        pr_warn!("workload={workload} n={n}: no operation timed, nothing to report\n");
+        return;
+    };
+    let ps = div64(ns.max(0) as u64 * 1000, per);
+    let whole = div64(ps, THOUSAND);
     pr_info!(
         "workload={workload} n={n} ops={ops} ns_per_op={whole}.{:03}\n",
         ps - whole * 1000
