@@ -86,8 +86,8 @@ pub(crate) unsafe fn init() {
 /// `ksym` is not registered; if it was before, an RCU grace period has elapsed since [`del`]
 /// removed it and its `lnode` was initialised again. It stays valid until it is removed with
 /// [`del`] and an RCU grace period has elapsed.
-// Always inlined: called out of line, `bpf_ksym_add()` would be a second function, whose
-// frame (kept for the unwinder) and branch cost every addition 6 more instructions on arm64.
+// Always inlined: out of line, `bpf_ksym_add()` is a second function, whose frame (kept for
+// the unwinder) and branch every addition pays for.
 #[inline(always)]
 pub(crate) unsafe fn add(ksym: &Ksym) {
     let mut next_seq = WRITER.lock();
@@ -117,7 +117,7 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
 /// Either `ksym` is registered, or its `lnode` is empty: never added, or initialised again with
 /// `INIT_LIST_HEAD()` a grace period after its last removal (deleting twice without that
 /// would unlink it twice).
-// Always inlined, as [`add`].
+// Always inlined, as `add()`.
 #[inline(always)]
 pub(crate) unsafe fn del(ksym: &Ksym) {
     let _writer = WRITER.lock();

@@ -306,6 +306,7 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// # Safety
     ///
     /// As for [`LatchTree::insert`], and readers must currently be steered to the other copy.
+    // Always inlined, as C's `__latch_tree_insert()`.
     #[inline(always)]
     unsafe fn insert_in(&self, item: &T, idx: usize) {
         let root = self.rb_root(idx);
@@ -345,7 +346,7 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// - `item` stays live and does not move until it is erased and an RCU grace period has
     ///   elapsed: the trees link its embedded node by address.
     // Always inlined, as C's `latch_tree_insert()` (`__always_inline`): a call would cost every
-    // insertion a frame of its own (on arm64, 7 instructions with pointer authentication).
+    // insertion a frame of its own.
     #[inline(always)]
     pub unsafe fn insert(&self, item: &T) {
         // SAFETY: `seq` is valid; the caller serializes writers.
