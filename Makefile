@@ -4,6 +4,7 @@
 #   make run                 build, boot, show BPF programs in /proc/kallsyms and perf frames
 #   make test                build, boot, run every suite; last line "N passed, N failed"
 #   make test-all            make test for the Rust and the C registry (what CI runs)
+#                            (these, shell and bench also with ARCH=arm64)
 #   make test-debug          the suites on a lockdep/KASAN/kmemleak kernel, a longer
 #                            stress run and 1M KALLSYMS_QUERY fuzz inputs
 #   make results             count the guest logs of test-all and test-debug again
@@ -16,7 +17,8 @@
 #   make build               install, fetch, patch, configure, build (no boot)
 #   make deps, source, tree, config, kernel, initramfs
 #                            one stage of make build (and the stages it needs)
-#   make configs             build vmlinux in every config matrix entry (CONFIGS=...)
+#   make configs             build vmlinux in every config matrix entry (CONFIGS=...),
+#                            arm64, arm, riscv64 and loongarch64 entries included
 #   make lint                shellcheck, rustfmt, checkpatch on the series, ksym-query's
 #                            fmt/clippy, blazesym's tests with tools/blazesym's patches,
 #                            htmldocs of our pages, results.py's unit tests
@@ -80,6 +82,14 @@ flavour_of = $(shell ARCH=$(ARCH) BPF_KSYM=$(1) EXTRA_CONFIG=$(2) bash -c '. $(S
 FLAVOR := $(call flavour_of,$(BPF_KSYM),$(EXTRA_CONFIG))
 ifeq ($(FLAVOR),)
 $(error scripts/lib.sh refused BPF_KSYM=$(BPF_KSYM) EXTRA_CONFIG=$(EXTRA_CONFIG): see above)
+endif
+# Targets built for x86-64 alone refuse another ARCH before they build anything.
+X86_ONLY := test-upstream test-upstream-all bench-query series-check configs
+ifneq ($(filter $(X86_ONLY),$(MAKECMDGOALS)),)
+ifneq ($(filter-out x86_64 x86,$(or $(ARCH),x86_64)),)
+$(error $(filter $(X86_ONLY),$(MAKECMDGOALS)): x86-64 only (make configs builds every \
+	architecture's entries itself); run it without ARCH=$(ARCH))
+endif
 endif
 FUZZ_INPUTS ?= 1000000
 FUZZ_SEED ?= 1
