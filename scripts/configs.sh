@@ -40,6 +40,13 @@ declare -A CHANGE=(
 )
 # The architecture (kbuild's ARCH) of each entry; the others are $ARCH's.
 declare -A ENTRY_ARCH=([arm64]=arm64 [arm]=arm [riscv64]=riscv [loongarch64]=loongarch)
+# Entries that are also booted, without an initramfs, for their KUnit suites (the registry's,
+# the iterator's, KALLSYMS_QUERY's, the latch tree's, the doctests), which run before init:
+# the image to build, and QEMU. 32-bit ARM boots in seconds, and its suites are the cheapest
+# proof that the code is right at 32 bits.
+declare -A KUNIT_IMAGE=([arm]=zImage)
+declare -A KUNIT_QEMU=([arm]="qemu-system-arm -machine virt -cpu cortex-a15")
+KUNIT_SUITES=(rust_rbtree_latch rust_doctests_kernel bpf_ksym kallsyms_query kallsyms_iter)
 ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-iter-sections no-rust
 	no-initrd cfi kdb no-multiuser no-module-unload compat arm64 arm riscv64 loongarch64)
 # What each entry must have, or the line would claim a build of code that was
@@ -65,7 +72,7 @@ declare -A REQUIRE=(
 )
 for n in "${!ENTRY_ARCH[@]}"; do
 	REQUIRE[$n]="$both BPF_JIT=y BPF_KSYM_KUNIT_TEST=y KALLSYMS_QUERY_KUNIT_TEST=y
-		KALLSYMS_ITER_KUNIT_TEST=y"
+		KALLSYMS_ITER_KUNIT_TEST=y KALLSYMS_ITER_C_REFERENCE=y BPF_KSYM_BENCH=y"
 done
 REQUIRE[arm]+=" CPU_32v7=y"
 read -r -a names <<<"${CONFIGS:-${ORDER[*]}}"
@@ -77,6 +84,27 @@ done
 OURS=(BPF_KSYM_RUST BPF_KSYM_KUNIT_TEST KALLSYMS_QUERY KALLSYMS_QUERY_KUNIT_TEST RUST_KERNEL_DOCTESTS
 	KALLSYMS_ITER_C KALLSYMS_ITER_C_REFERENCE KALLSYMS_ITER_KUNIT_TEST)
 value() { grep -E "^CONFIG_$1=" "$2" | cut -d= -f2- || echo n; }
+
+# kunit NAME OUT: boot entry NAME's kernel to its KUnit results; append what ran to $line_kunit.
+kunit() {
+	local n=$1 out=$2 image suite cases
+	image=$out/arch/${ENTRY_ARCH[$n]}/boot/${KUNIT_IMAGE[$n]}
+	mk "${KUNIT_IMAGE[$n]}" >>"$out/build.log" 2>&1 || return 1
+	command -v "${KUNIT_QEMU[$n]%% *}" >/dev/null || apt_ensure qemu-system-arm
+	# No initramfs: the suites run at boot, then the kernel finds no init and panics.
+	# shellcheck disable=SC2086 # KUNIT_QEMU is a command line
+	timeout 600 ${KUNIT_QEMU[$n]} -smp 2 -m 1G -nographic -no-reboot -kernel "$image" \
+		-append "console=ttyAMA0 panic=-1" </dev/null 2>&1 | tr -d '\r' >"$out/kunit.log" || true
+	if grep -qE '^\s*not ok [0-9]+ ' "$out/kunit.log"; then
+		grep -E '^\s*not ok [0-9]+ ' "$out/kunit.log" >&2
+		return 1
+	fi
+	for suite in "${KUNIT_SUITES[@]}"; do
+		grep -qE "^ok [0-9]+ $suite\$" "$out/kunit.log" || { echo "$suite did not run" >&2; return 1; }
+	done
+	cases=$(grep -cE '^    (    )?ok [0-9]+ ' "$out/kunit.log")
+	line_kunit=" KUnit at boot: the ${#KUNIT_SUITES[@]} suites ran, all $cases cases ok or skipped"
+}
 
 results=()
 failed=0
@@ -130,10 +158,15 @@ for n in "${names[@]}"; do
 				status="FAILED to build (see $out/build.log)"
 		fi
 	fi
+	if [ "$status" = built ] && [ -n "${KUNIT_IMAGE[$n]:-}" ]; then
+		kunit "$n" "$out" || status="FAILED: KUnit (see $out/kunit.log)"
+	fi
 	[ "$status" = built ] || failed=1
 	opts=""
 	for o in "${OURS[@]}"; do opts+=" $o=$(value "$o" "$out/.config")"; done
-	line=$(printf '%-16s %-10s %5ss %s' "$n" "$status" $(($(date +%s) - t0)) "$opts")
+	line=$(printf '%-16s %-10s %5ss %s%s' "$n" "$status" $(($(date +%s) - t0)) "$opts" \
+		"${line_kunit:-}")
+	line_kunit=
 	[ "$status" = built ] || line=$(printf '%-16s %s' "$n" "$status")
 	results+=("$line")
 	note "$line"
