@@ -197,10 +197,10 @@ def render_bench(data, name):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import bench  # noqa: E402 (bench.py's own table, so that both print the same)
     i = data['info']
-    head = ('`make bench` (`BENCH_RUNS=%s`, modes %s), %s, tree `%s`; host %s; kernel %s built '
-            'by %s; %s; %s. Rust/C per number of BPF symbols N, spread in brackets; **bold** '
-            'where the row is judged. Costs, lower is better.' % (
-                i.get('runs', '?'), '/'.join(sorted({r['mode'] for r in data['records']})),
+    head = ('`make bench%s` (`BENCH_RUNS=%s`, modes %s), %s, tree `%s`; host %s; kernel %s '
+            'built by %s; %s; %s. Rust/C per number of BPF symbols N, spread in brackets; '
+            '**bold** where the row is judged. Costs, lower is better.' % (
+                ' ARCH=' + name.split('-', 1)[1] if '-' in name else '', i.get('runs', '?'), '/'.join(sorted({r['mode'] for r in data['records']})),
                 i['date'], i['tree'], i['host'], i['kernel'], i['kernel_compiler'], i['rustc'],
                 i['qemu']))
     return head + '\n\n' + bench.render_markdown(data['records'])
