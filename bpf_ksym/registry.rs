@@ -4,9 +4,12 @@
 //!
 //! - [`TREE`]: a latch tree by address. Readers ([`find`]) never block and may run in NMI.
 //! - [`LIST`]: an RCU list in insertion order, walked for `/proc/kallsyms`.
-//! - [`WRITER`]: serializes [`add`] and [`del`] and hands out insertion sequence numbers. It
-//!   disables bottom halves, as C's `spin_lock_bh()` does, since symbols are removed from
-//!   softirq context (RCU callbacks that free programs) but never from hard interrupts.
+//! - [`WRITER`]: serializes [`add`] and [`del`]. It disables bottom halves, as C's
+//!   `spin_lock_bh()` does, since symbols are removed from softirq context (RCU callbacks that
+//!   free programs) but never from hard interrupts.
+//! - [`GENERATION`]: counts the changes, as a seqcount; an addition takes its insertion
+//!   sequence number from it, so that a walker resuming in insertion order can skip a symbol
+//!   that is gone.
 //! - [`REMOVALS`]: how many symbols were ever removed, so that a walker resuming between two
 //!   RCU read sections knows whether the symbol it stopped at may be gone.
 
@@ -59,14 +62,13 @@ static LIST: ListHead = ListHead(Opaque::new(bindings::list_head {
 global_lock! {
     // SAFETY: Initialized by `init()`, which runs in a pure initcall, before any BPF symbol can
     // be added.
-    //
-    // The value is the sequence number of the next symbol added.
-    unsafe(uninit) static WRITER: SpinLockBh<u64> = 1;
+    unsafe(uninit) static WRITER: SpinLockBh<()> = ();
 }
 
 static REMOVALS: Atomic<u64> = Atomic::new(0);
 
 /// Additions and removals so far, twice each: `bpf_ksym_generation()`, see [`generation`].
+/// Changed only under [`WRITER`].
 static GENERATION: Atomic<u64> = Atomic::new(0);
 
 /// Readies the registry; called once, early at boot.
@@ -90,18 +92,20 @@ pub(crate) unsafe fn init() {
 // the unwinder) and branch every addition pays for.
 #[inline(always)]
 pub(crate) unsafe fn add(ksym: &Ksym) {
-    let mut next_seq = WRITER.lock();
+    let _writer = WRITER.lock();
     let lnode = ksym.lnode();
     // SAFETY: `lnode` is valid; its owner initialised it with `INIT_LIST_HEAD()`.
     let listed = unsafe { (*lnode).next } != lnode;
     if warn_on!(listed) {
         return;
     }
-    // SAFETY: `ksym` is not registered yet.
-    unsafe { ksym.set_seq(*next_seq) };
-    // 2^64 additions cannot happen in a kernel's lifetime: no overflow check on this path.
-    *next_seq = next_seq.wrapping_add(1);
-    change_begin();
+    // The count is even outside a change and grows under the writer lock, so the odd count
+    // of this change is above every symbol's already listed: the list is in increasing order
+    // of it. Gaps left by removals do not matter to a walker, which compares. 2^64 changes
+    // cannot happen in a kernel's lifetime: no overflow check on this path.
+    let seq = change_begin().wrapping_add(1);
+    // SAFETY: `ksym` is not registered yet. Stored before `list_add_tail_rcu()` publishes it.
+    unsafe { ksym.set_seq(seq) };
     // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the
     // safety requirements.
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
@@ -139,13 +143,17 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
 
 /// Counts the start of a change: [`GENERATION`] is odd until [`change_end`]. Called under the
 /// writer lock, which serializes the counts, and which [`generation`] waits on while it is odd.
-fn change_begin() {
-    GENERATION.fetch_add(1, Relaxed);
+/// Returns the count before the change, which is even.
+#[inline(always)]
+fn change_begin() -> u64 {
+    let before = GENERATION.fetch_add(1, Relaxed);
     // The count before the change's stores.
     smp_mb(Write);
+    before
 }
 
 /// Counts the end of the change that [`change_begin`] started.
+#[inline(always)]
 fn change_end() {
     // The change's stores before the count.
     smp_mb(Write);
