@@ -104,7 +104,8 @@ def scan(path, variant, corpus=None):
     passed, failed, skipped, problems = 0, 0, 0, []
     suites = set()
     lines = [TS.sub('', l.rstrip('\r\n')) for l in open(path, errors='replace')]
-    # Every boot runs KUnit; its passes count once per kernel, in the test boot.
+    # Test boots run KUnit (the fuzz and demo boots pass kunit.enable=0); its passes count
+    # once per kernel, in the test boot.
     count_kunit = any(l.startswith(KSELFTESTS_DONE) for l in lines)
     # A flavour without its own list (rust-cfi, rust-arm64-cfi) has its registry's on its
     # architecture.
