@@ -295,7 +295,10 @@ struct kallsyms_query_addr {
  * touched. An address that no symbol covers is an answer (kind
  * %KALLSYMS_SYM_NONE), not an error. A call may also stop after any block of
  * 16 entries when the symbols changed while it ran: its answers and its
- * generation then hold for the symbols before that change.
+ * generation then hold for the symbols before that change. A call that
+ * answered entries but then cannot write the argument back fails with
+ * ``EFAULT``: the entries it answered are a prefix, each fully written, and
+ * the rest are not touched, but their count is lost.
  *
  * To answer all of them, call again for the entries left:
  *
@@ -359,7 +362,8 @@ struct kallsyms_query_addr {
  * ``EPERM``           the opener of the file may not see addresses
  * ``EFAULT``          the argument, a name, the name buffer or an entry is
  *                     memory the caller cannot read or write; for a batch,
- *                     only if that is the first entry's
+ *                     only if that is the first entry's or the argument's
+ *                     (see Batches)
  * ``EINVAL``          size under %KALLSYMS_QUERY_SIZE_VER0; no mode, two modes
  *                     or an unknown flag; an input field the mode does not use
  *                     is not 0; BY_ADDR_BATCH or GENERATION with an argument
