@@ -119,7 +119,9 @@
  *	&kallsyms_query.sym_name_size bytes at &kallsyms_query.sym_name_addr;
  *	&kallsyms_query.sym_name_size becomes the bytes written (NUL
  *	included). Nothing else of the buffer is written, and nothing of it
- *	when the call fails. An address outside kernel code (0, a user-space
+ *	when the call fails, but with ``EFAULT``: the name is written before
+ *	the argument, so a call that cannot write one of them may have written
+ *	some or all of the name and its NUL. An address outside kernel code (0, a user-space
  *	address) has no symbol. Version 1 adds start, size and owner; version 2 kind, program
  *	id and subprogram index. While BPF symbols are hidden (S is 0 in The
  *	generation, and /proc/kallsyms lists none), an address in BPF code
