@@ -26,6 +26,11 @@
  * gets its errno (0 and ENOENT may trade places: they depend on the kernel's
  * layout). Output ends with
  * "FUZZ inputs=<n> wrong=<w> outcomes=<o>"; exit status 1 if wrong > 0.
+ *
+ * With FUZZ_FAULTS=1 (make test-faults) the fuzzer asks for injected faults
+ * (/proc/self/make-it-fail) after its setup: a batch may then also fail with
+ * ENOMEM, which its documentation lists; such outcomes are counted
+ * ("# FUZZ enomem=<n>"), not kept in the corpus.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -94,6 +99,8 @@ static char *arena;
 static unsigned long long core_addr, bpf_addr;
 static unsigned int bpf_len;
 static int kfd;
+static bool faults;
+static long enomem;
 
 static void setup(void)
 {
@@ -409,6 +416,11 @@ static struct outcome run_case(const struct fuzz_case *cin)
 	arg = where == WHERE_UNMAPPED ? (unsigned long)AT(GAP_A) :
 	      where == WHERE_NULL ? 0 : where == WHERE_KERNEL ? core_addr : (unsigned long)uq;
 	o.err = ioctl(kfd, KALLSYMS_QUERY, arg) ? errno : 0;
+	/* A batch's working memory, which injected faults make unavailable. */
+	if (faults && o.err == ENOMEM && c.flags == KALLSYMS_QUERY_BY_ADDR_BATCH) {
+		enomem++;
+		return o;
+	}
 
 	for (i = 0; i < (int)ARRAY_SIZE(documented); i++)
 		if (o.err == documented[i])
@@ -571,6 +583,8 @@ static int fuzz(long count, uint64_t seed, bool print_corpus)
 				printf("WRONG %s errno=%d: %s\n", hex, o.err, o.why);
 			continue;
 		}
+		if (faults && o.err == ENOMEM)
+			continue;
 		cls = c.flags == KALLSYMS_QUERY_BY_SYMBOL ? 0 :
 		      c.flags == KALLSYMS_QUERY_BY_ADDR ? 1 :
 		      c.flags == KALLSYMS_QUERY_BY_ADDR_BATCH ? 4 :
@@ -582,8 +596,26 @@ static int fuzz(long count, uint64_t seed, bool print_corpus)
 				printf("CORPUS %s %d\n", hex, o.err);
 		}
 	}
+	if (faults)
+		printf("# FUZZ enomem=%ld\n", enomem);
 	printf("FUZZ inputs=%ld wrong=%ld outcomes=%ld\n", count, wrong, outcomes);
 	return wrong ? 1 : 0;
+}
+
+/* FUZZ_FAULTS=1: from now on this process's allocations and user copies may fail. */
+static void fail_here(void)
+{
+	int fd;
+
+	faults = getenv("FUZZ_FAULTS") && atoi(getenv("FUZZ_FAULTS"));
+	if (!faults)
+		return;
+	fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1) {
+		perror("fuzz: make-it-fail");
+		exit(2);
+	}
+	close(fd);
 }
 
 static int replay(const char *path)
@@ -638,6 +670,7 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "fuzz")) {
 		setup();
+		fail_here();
 		return fuzz(atol(argv[2]), strtoull(argv[3], NULL, 0), true);
 	}
 	if (argc == 3 && !strcmp(argv[1], "replay")) {

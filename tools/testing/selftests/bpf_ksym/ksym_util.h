@@ -153,7 +153,11 @@ static inline bool parse_iter_line(const char *line, struct iter_line *l)
 		      l->mod) == 5;
 }
 
-/* All of @fd up to EOF, NUL-terminated, in a malloc()ed buffer; NULL if out of memory. */
+/*
+ * All of @fd up to EOF, NUL-terminated, in a malloc()ed buffer; NULL if out of
+ * memory. A read() that fails ends it too, with errno set: a caller that
+ * clears errno first can tell.
+ */
 static inline char *slurp_fd(int fd)
 {
 	size_t cap = 1 << 20, len = 0;
