@@ -5,7 +5,16 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 frags=("${BASE_CONFIG[@]}")
-[ -n "${EXTRA_CONFIG:-}" ] && frags+=("$ROOT/config/$EXTRA_CONFIG.config")
+# A fragment that starts from another flavour's says so on a line "# extends: <name>"
+# (config/faults.config: the debug kernel's options, and its own).
+base=
+if [ -n "${EXTRA_CONFIG:-}" ]; then
+	extra=$ROOT/config/$EXTRA_CONFIG.config
+	[ -f "$extra" ] || die "no config/$EXTRA_CONFIG.config: EXTRA_CONFIG names a file of config/"
+	base=$(sed -n 's/^# extends: *\([a-z0-9_-]*\)$/\1/p' "$extra" | head -1)
+	[ -n "$base" ] && frags+=("$ROOT/config/$base.config")
+	frags+=("$extra")
+fi
 # The kernel test_progs wants (make test-upstream): the BPF selftests' own
 # fragments as BPF CI merges them, ours on top. Theirs are not checked below:
 # they name options for other setups (a dropped one is counted, not fatal).
@@ -59,9 +68,14 @@ fi
 # on a changed option or command line: so its first build starts from a copy of a built
 # Rust kernel's objects (BPF_KSYM_SEED=0: from nothing). Other flavours change options
 # (debug, kCFI) that recompile nearly everything, and start from nothing.
-seed=$BUILD/kernel-rust${FLAVOR#c}
-if [ "$BPF_KSYM" = c ] && [ -z "${EXTRA_CONFIG:-}" ] && [ ! -f "$KOUT/.config" ] &&
-	[ -f "$seed/vmlinux" ] &&
+# A fragment that extends another starts, for the same reason, from that flavour's objects.
+seed=
+if [ "$BPF_KSYM" = c ] && [ -z "${EXTRA_CONFIG:-}" ]; then
+	seed=$BUILD/kernel-rust${FLAVOR#c}
+elif [ -n "$base" ]; then
+	seed=$BUILD/kernel-${FLAVOR%-"$EXTRA_CONFIG"}-$base
+fi
+if [ -n "$seed" ] && [ ! -f "$KOUT/.config" ] && [ -f "$seed/vmlinux" ] &&
 	[ "${BPF_KSYM_SEED:-1}" = 1 ]; then
 	step "seeding $KOUT with the objects of $seed ($(du -sh "$seed" | cut -f1))"
 	rm -rf "$KOUT"

@@ -54,9 +54,13 @@ elapsed() {
 last_line() { tail -n 1 "$1" | tr -d '\r' | cut -c1-120; }
 test_results() {
 	local tap='^(\[ *[0-9]+\.[0-9]+\] ?)?( {4}|# )?' progs='^#[0-9]+(/[0-9]+)?[[:space:]]+[^[:space:]].*:' all bad
+	local progress
 	all=$(grep -cE "$tap(not )?ok [0-9]+ |$progs(OK|FAIL|SKIP)\b" "$1" || true)
 	bad=$(grep -cE "${tap}not ok [0-9]+ |${progs}FAIL\b" "$1" || true)
-	echo "${all:-0} test results so far (${bad:-0} failed)"
+	# A long test's own progress lines (soak_test's, once a minute), the last one.
+	progress=$(grep -E '^(\[ *[0-9]+\.[0-9]+\] ?)?# SOAK minute=' "$1" | tail -n 1 | tr -d '\r' |
+		sed 's/^.*# SOAK //' | cut -c1-160 || true)
+	echo "${all:-0} test results so far (${bad:-0} failed)${progress:+; $progress}"
 }
 
 # logged LOG SUMMARY CMD...: run CMD in the foreground (signals reach it as before), its

@@ -1,11 +1,13 @@
 """The lines scripts/guest/init prints when a guest's run ends, for the host's readers.
 
 init writes them with the exit status of what it ran ("<marker> rc=N ==="); results.py
-(tests, demo, fuzzing), bench.py (benchmarks) and upstream.py (test_progs) read them. A
-guest log without its marker did not finish.
+(tests, demo, fuzzing, fault injection, soak), bench.py (benchmarks) and upstream.py (test_progs)
+read them. A guest log without its marker did not finish.
 """
 KSELFTESTS_DONE = '=== KSELFTESTS DONE'
 DEMO_END = '=== DEMO END'
 FUZZ_END = '=== FUZZ END'
+FAULTS_END = '=== FAULTS END'
+SOAK_END = '=== SOAK END'
 BENCH_END = '=== BENCH END'
 UPSTREAM_END = '=== UPSTREAM END'

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from markers import DEMO_END, FUZZ_END, KSELFTESTS_DONE
+from markers import DEMO_END, FAULTS_END, FUZZ_END, KSELFTESTS_DONE, SOAK_END
 
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 # Any stack dump counts: some reports (allocation failures) have no WARNING/BUG line.
@@ -66,16 +66,122 @@ for _base in ('rust', 'rust-debug', 'c'):
         EXPECTED_SKIPS[_base] | {'global.stack_trace_through_bpf_names_the_program'}
 
 
+# KCSAN's reports (make test-kcsan): from "BUG: KCSAN: <kind> in <a> / <b>" to the "====="
+# line closing it. Its stack lines are "<function>+0x<off>/0x<size>"; its other lines are
+# KCSAN_LINE's. The console has no timestamps to tell them from the user space lines
+# printed meanwhile (kept, with anything else).
+KCSAN_BEGIN = re.compile(r'BUG: KCSAN: (.*)$')
+KCSAN_END = re.compile(r'^={20,}\s*$')
+KCSAN_FRAME = re.compile(r'^\s*(?:\+-> reordered to: )?([\w.$]+)\+0x[0-9a-f]+/0x[0-9a-f]+')
+KCSAN_LINE = re.compile(r'^(\s*$|(read|write)(-write)?( \(marked\))?( \(reordered\))? to |'
+                        r'race at unknown origin|value changed: |Reported by Kernel Concurrency|'
+                        r'CPU: |Hardware name: |\s*\|\s*$|no locks held|\d+ locks? held|'
+                        r'irq event stamp|hardirqs |softirqs )')
+# This project's code: functions of its own (C or Rust: mangled Rust names start with _R, and
+# the only Rust in these kernels is this work and the kernel crate it uses), and the upstream
+# functions its patches add or change. A report with one of them in a stack, or in its title,
+# is a problem in every case.
+OUR_PREFIXES = re.compile(r'^_R|bpf_ksym|kallsyms_iter|kallsyms_query|kallsyms_ioctl|'
+                          r'bpf_prog_kallsyms|bpf_image_ksym|bpf_address_lookup|'
+                          r'is_bpf_text_address|bpf_prog_ksym_find|bpf_get_kallsym|get_ksymbol_|'
+                          r'module_kallsyms_(change|generation)|latch_tree|rbtree_latch|'
+                          r'rust_helper_')
+OUR_FUNCTIONS = {
+    # kernel/kallsyms.c: the /proc/kallsyms seq ops and the name expansion.
+    's_show', 's_next', 's_start', 's_stop', 'update_iter', 'update_iter_mod',
+    'kdb_update_iter', 'copy_token_words', 'copy_short_token', 'kallsyms_expand_symbol',
+    '__kallsyms_expand_symbol', 'get_symbol_pos', 'get_symbol_pos_in', 'get_symbol_offset',
+    'skip_symbols', 'kallsyms_lookup', 'kallsyms_lookup_buildid', 'kallsyms_lookup_size_offset',
+    'put_answer',
+    # kernel/module/main.c, kernel/bpf/syscall.c, the x86 trampoline's frame-pointer range.
+    'module_set_state', 'bpf_prog_alloc_id', 'bpf_prog_free_id',
+    '__arch_prepare_bpf_trampoline', 'bpf_has_frame_pointer',
+}
+KCSAN_KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kcsan_known.txt')
+
+
+def ours(function):
+    """Whether @function (a stack line's name, maybe with a .cold or .isra.0 suffix) is ours."""
+    return bool(OUR_PREFIXES.search(function)) or function.split('.')[0] in OUR_FUNCTIONS
+
+
+def kcsan_known():
+    """scripts/kcsan_known.txt: (title pattern, reason) for upstream's own reports."""
+    known = []
+    for n, line in enumerate(open(KCSAN_KNOWN), 1):
+        if line.strip() and not line.startswith('#'):
+            pattern, tab, reason = line.rstrip('\n').partition('\t')
+            if not tab or not reason.strip():
+                sys.exit('%s:%d: want "<pattern><tab><reason>"' % (KCSAN_KNOWN, n))
+            known.append((re.compile(pattern), reason.strip()))
+    return known
+
+
+def split_kcsan(raw):
+    """The lines of @raw without KCSAN's reports' lines, and the reports.
+
+    Each report is (title, [functions of its stacks, those of the title first]).
+    """
+    kept, reports, report = [], [], None
+    for line in raw:
+        text = TS.sub('', line.rstrip('\r\n'))
+        if report is None:
+            m = KCSAN_BEGIN.search(text)
+            if m:
+                title = m.group(1)
+                names = re.split(r' / ', title.split(' in ', 1)[-1])
+                report = (title, [n.strip() for n in names])
+                reports.append(report)
+            else:
+                kept.append(line)
+        elif KCSAN_END.match(text):
+            report = None
+        elif m := KCSAN_FRAME.match(text):
+            report[1].append(m.group(1))
+        elif not KCSAN_LINE.match(text):
+            kept.append(line)
+    return kept, reports
+
+
+def classify_kcsan(reports):
+    """Problems for the reports in our code or not listed; prints the listed ones."""
+    problems, known, listed = [], kcsan_known() if reports else [], 0
+    for title, functions in reports:
+        mine = [f for f in functions if ours(f)]
+        reason = next((r for p, r in known if p.search(title)), None)
+        if mine:
+            problems.append('KCSAN in this project\'s code (%s): %s' % (mine[0], title))
+        elif reason:
+            listed += 1
+            print('  info  KCSAN, upstream\'s own: %s (%s)' % (title, reason))
+        else:
+            problems.append('KCSAN report neither ours nor in scripts/kcsan_known.txt: %s '
+                            '(stack: %s)' % (title, ' < '.join(functions[:8])))
+    if reports:
+        print('  info  KCSAN: %d reports, %d of them listed as upstream\'s own'
+              % (len(reports), listed))
+    return problems
+
+
+# What the allocators print when an allocation without __GFP_NOWARN fails (warn_alloc(),
+# whose slab_out_of_memory() cousin prints no stack): a stack dump follows. Under make test-faults they are the injected
+# faults' doing; anywhere else, a problem.
+ALLOC_FAILURE = re.compile(r': vmalloc error: |page allocation failure: ')
+
+
 class Splats:
     """The splats in a log's lines, fed one at a time, but for a WARNING provoked on purpose.
 
     A test that provokes one brackets it with "expected WARNING begins/ends" lines;
     there, bpf_prog_ksym_find()'s own WARNING and its stack dump are expected (and
-    required); any other splat, there or elsewhere, is a problem.
+    required); any other splat, there or elsewhere, is a problem. With
+    @alloc_failures_expected (a fault injection boot), an allocation failure's report
+    and the one stack dump after it are expected too.
     """
 
-    def __init__(self):
+    def __init__(self, alloc_failures_expected=False):
         self.expecting, self.seen, self.brackets, self.problems = False, False, 0, []
+        self.alloc_failures_expected, self.alloc_report = alloc_failures_expected, False
 
     def feed(self, line):
         if line.endswith('expected WARNING begins'):
@@ -90,6 +196,10 @@ class Splats:
             self.seen = True
         elif self.expecting and self.seen and 'Call Trace:' in line:
             pass
+        elif self.alloc_failures_expected and ALLOC_FAILURE.search(line):
+            self.alloc_report = True
+        elif self.alloc_report and 'Call Trace:' in line:
+            self.alloc_report = False
         elif SPLAT.search(line):
             self.problems.append('splat: ' + line.strip())
 
@@ -103,8 +213,9 @@ class Splats:
 def scan(path, variant, corpus=None):
     passed, failed, skipped, problems = 0, 0, 0, []
     suites = set()
-    lines = [TS.sub('', l.rstrip('\r\n')) for l in open(path, errors='replace')]
-    # Test boots run KUnit (the fuzz and demo boots pass kunit.enable=0); its passes count
+    raw, kcsan = split_kcsan(open(path, errors='replace'))
+    lines = [TS.sub('', l.rstrip('\r\n')) for l in raw]
+    # Test boots run KUnit (the other boots pass kunit.enable=0); its passes count
     # once per kernel, in the test boot.
     count_kunit = any(l.startswith(KSELFTESTS_DONE) for l in lines)
     # A flavour without its own list (rust-cfi, rust-arm64-cfi) has its registry's on its
@@ -113,7 +224,7 @@ def scan(path, variant, corpus=None):
     fallback = parts[0] + ('-arm64' if 'arm64' in parts[1:] else '')
     expected_skips = EXPECTED_SKIPS.get(variant, EXPECTED_SKIPS.get(fallback, set()))
     in_tap = False
-    splats = Splats()
+    splats = Splats(alloc_failures_expected=any(l.startswith(FAULTS_END) for l in lines))
     suite = ''
     ended = False
     runner_planned, programs = None, 0
@@ -159,7 +270,7 @@ def scan(path, variant, corpus=None):
             last_said = line
             if m := re.match(r'^1\.\.(\d+)', line):
                 planned = int(m.group(1))
-        if line.startswith((KSELFTESTS_DONE, DEMO_END, FUZZ_END)):
+        if line.startswith((KSELFTESTS_DONE, DEMO_END, FUZZ_END, FAULTS_END, SOAK_END)):
             in_tap = False
             ended = True
             m = re.search(r'rc=(\d+)', line)
@@ -177,7 +288,7 @@ def scan(path, variant, corpus=None):
             suite = m.group(1)
             suites.add(suite)
         if not in_tap and (m := re.match(r'^not ok \d+ (\S+)', line)):
-            problems.append('KUnit suite %s failed' % m.group(1))
+            problems.append('%s failed' % m.group(1))
         m = None if console else TAP_CASE.match(line) if in_tap else KUNIT_CASE.match(line)
         if m and not in_tap and not count_kunit and m.group(1) == 'ok':
             m = None
@@ -207,12 +318,42 @@ def scan(path, variant, corpus=None):
                 failed += 1
                 print('  FAIL  KALLSYMS_QUERY fuzz: %s of %s inputs answered wrongly'
                       % (m.group(2), m.group(1)))
+        # make test-faults: every kind must have injected something, and nothing be wrong.
+        m = not in_tap and re.match(r'^FAULTS injected (.*) calls_failed=(\d+) checked=(\d+) '
+                                    r'wrong=(\d+)$', line)
+        if m:
+            kinds = dict(kv.split('=') for kv in m.group(1).split())
+            idle = [k for k, v in kinds.items() if v == '0']
+            summary = '%s; %s calls failed, %s checks' % (
+                ', '.join('%s %s' % kv for kv in kinds.items()), m.group(2), m.group(3))
+            if m.group(4) == '0' and not idle:
+                passed += 1
+                print('  pass  faults injected: %s, 0 wrong' % summary)
+            else:
+                failed += 1
+                print('  FAIL  faults injected: %s, %s wrong%s' % (
+                    summary, m.group(4), ''.join('; none of ' + k for k in idle)))
+        # make soak: the summary after the last checkpoint (soak_test's own checks set rc).
+        m = not in_tap and re.match(r'^# SOAK END seconds=(\d+) ops=(\d+) checked=(\d+) '
+                                    r'wrong=(\d+) (.*)$', line)
+        if m:
+            summary = '%s s, %s operations, %s checks, %s wrong; %s' % m.groups()
+            if m.group(4) == '0':
+                passed += 1
+                print('  pass  soak: ' + summary)
+            else:
+                failed += 1
+                print('  FAIL  soak: ' + summary)
+        if not in_tap and line.startswith('# WRONG '):
+            print('  ' + line[2:])
+        if line.startswith('# faults: '):
+            print('  info  ' + line[2:])
         if line.startswith('CORPUS ') and corpus is not None:
             corpus.append(line)
-        if line.startswith('# STRESS '):
+        if line.startswith(('# STRESS ', '# FUZZ ')):
             print('  info  ' + line[2:])
         splats.feed(line)
-    problems += splats.finish()
+    problems += splats.finish() + classify_kcsan(kcsan)
     warnings_expected = splats.brackets
     # The lockdep kernel exists to run prog_ksym_find_warns_without_rcu, which
     # passes without a word when lockdep has turned itself off: require its warning.
@@ -233,6 +374,23 @@ def scan(path, variant, corpus=None):
         else:
             failed += 1
             print('  FAIL  bpf_ksym_bench: %s' % (wrong[0] if wrong else 'did not finish'))
+    if FAULTS_END in text and not re.search(r'^FAULTS injected ', text, re.M):
+        problems.append('the fault injection test printed no summary (skipped or crashed)')
+    # A KCSAN kernel that reports nothing proves something only if its detector works: its
+    # boot selftest (CONFIG_KCSAN_SELFTEST) makes races and must have seen each.
+    if 'kcsan: enabled' in text and not re.search(r'^kcsan: selftest: (\d+)/\1 tests passed',
+                                                  text, re.M):
+        problems.append('KCSAN\'s boot selftest did not pass: its silence proves nothing')
+    # A soak must have run the seconds its command line asked for, a checkpoint a minute.
+    if SOAK_END in text:
+        asked = re.search(r'Command line:.*\bksym_soak=(\d+)', text)
+        done = re.findall(r'^# SOAK END seconds=(\d+) .*checkpoints=(\d+)', text, re.M)
+        if not done:
+            problems.append('the soak printed no summary (skipped or crashed)')
+        elif asked and (int(done[-1][0]) < int(asked.group(1)) or
+                        int(done[-1][1]) != int(asked.group(1)) // 60):
+            problems.append('the soak ran %s s with %s checkpoints, %s s were asked for'
+                            % (done[-1] + (asked.group(1),)))
     # A fuzz boot must have run exactly the inputs its command line asked for.
     if FUZZ_END in text:
         asked = re.search(r'Command line:.*\bksym_fuzz=(\d+)', text)
