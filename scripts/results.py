@@ -163,9 +163,9 @@ def classify_kcsan(reports):
     return problems
 
 
-# What the allocators print when an allocation without __GFP_NOWARN fails (warn_alloc(),
-# whose slab_out_of_memory() cousin prints no stack): a stack dump follows. Under make test-faults they are the injected
-# faults' doing; anywhere else, a problem.
+# What warn_alloc() prints when an allocation without __GFP_NOWARN fails, before a stack
+# dump (slab_out_of_memory() prints no stack, and needs no exception). Under make
+# test-faults they are the injected faults' doing; anywhere else, a problem.
 ALLOC_FAILURE = re.compile(r': vmalloc error: |page allocation failure: ')
 
 

@@ -1,4 +1,24 @@
-"""Edits of recorded guest logs (lists of lines) for the unit tests."""
+"""Recorded guest logs (lists of lines) for the unit tests: reading, editing, scanning."""
+import gzip
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import results  # noqa: E402
+
+
+def recorded(name):
+    """The lines of logs/<name>.gz."""
+    with gzip.open(os.path.join(HERE, 'logs', name + '.gz'), 'rt') as f:
+        return f.read().splitlines(True)
+
+
+def scan(tmp_path, lines, variant):
+    """results.scan() of @lines, written to a file under @tmp_path."""
+    path = tmp_path / 'guest.log'
+    path.write_text(''.join(lines))
+    return results.scan(str(path), variant)
 
 
 def replace_first(lines, old, new):

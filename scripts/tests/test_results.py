@@ -5,27 +5,13 @@ debug kernel (Rust registry, with the expected WARNING of prog_ksym_find_warns_w
 and the C registry's kernel. Each test changes one thing in a copy and checks that the count
 moves, or that the log is refused.
 """
-import gzip
 import os
 import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-import results  # noqa: E402
-from logedit import replace_first  # noqa: E402
-
-
-def recorded(name):
-    with gzip.open(os.path.join(HERE, 'logs', name + '.gz'), 'rt') as f:
-        return f.read().splitlines(True)
-
-
-def scan(tmp_path, lines, variant):
-    path = tmp_path / 'guest.log'
-    path.write_text(''.join(lines))
-    return results.scan(str(path), variant)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from logedit import recorded, replace_first, scan  # noqa: E402
 
 
 # Each recorded log passes as it is, so a test that finds it refused after a

@@ -3,27 +3,14 @@
 logs/guest-rust-soak.log.gz is a real soak boot of 120 s (make soak SOAK_S=120); the KCSAN
 reports are inserted into the recorded C registry's test boot, as the kernel prints them.
 """
-import gzip
 import os
 import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402
-from logedit import replace_first  # noqa: E402
-
-
-def recorded(name):
-    with gzip.open(os.path.join(HERE, 'logs', name + '.gz'), 'rt') as f:
-        return f.read().splitlines(True)
-
-
-def scan(tmp_path, lines, variant):
-    path = tmp_path / 'guest.log'
-    path.write_text(''.join(lines))
-    return results.scan(str(path), variant)
+from logedit import recorded, replace_first, scan  # noqa: E402
 
 
 @pytest.fixture
@@ -61,9 +48,15 @@ def test_soak_that_failed_its_own_checks_fails(tmp_path, soak_log):
 
 @pytest.fixture
 def c_log(tmp_path):
-    with gzip.open(os.path.join(HERE, 'logs', 'guest-c-test.log.gz'), 'rt') as f:
-        lines = f.read().splitlines(True)
+    lines = recorded('guest-c-test.log')
     return lines, scan(tmp_path, lines, 'c')
+
+
+def use_known(tmp_path, monkeypatch, text):
+    """A scripts/kcsan_known.txt of @text for this test."""
+    known = tmp_path / 'known.txt'
+    known.write_text(text)
+    monkeypatch.setattr(results, 'KCSAN_KNOWN', str(known))
 
 
 def with_report(lines, title, frames):
@@ -101,9 +94,7 @@ def test_kcsan_report_in_rust_code_fails(tmp_path, c_log):
 
 def test_unlisted_upstream_kcsan_report_fails(tmp_path, c_log, monkeypatch):
     lines, counts = c_log
-    known = tmp_path / 'known.txt'
-    known.write_text('# none\n')
-    monkeypatch.setattr(results, 'KCSAN_KNOWN', str(known))
+    use_known(tmp_path, monkeypatch, '# none\n')
     lines = with_report(lines, 'data-race in tick_nohz_idle_stop_tick / tick_sched_timer',
                         ['tick_nohz_idle_stop_tick', 'do_idle'])
     assert scan(tmp_path, lines, 'c')[1] == 1
@@ -111,9 +102,8 @@ def test_unlisted_upstream_kcsan_report_fails(tmp_path, c_log, monkeypatch):
 
 def test_listed_upstream_kcsan_report_passes(tmp_path, c_log, monkeypatch, capsys):
     lines, counts = c_log
-    known = tmp_path / 'known.txt'
-    known.write_text('# title, tab, reason\ndata-race in tick_nohz_\tthe tick\'s own statistics\n')
-    monkeypatch.setattr(results, 'KCSAN_KNOWN', str(known))
+    use_known(tmp_path, monkeypatch,
+              '# title, tab, reason\ndata-race in tick_nohz_\tthe tick\'s own statistics\n')
     lines = with_report(lines, 'data-race in tick_nohz_idle_stop_tick / tick_sched_timer',
                         ['tick_nohz_idle_stop_tick', 'do_idle'])
     assert scan(tmp_path, lines, 'c') == counts
@@ -122,9 +112,7 @@ def test_listed_upstream_kcsan_report_passes(tmp_path, c_log, monkeypatch, capsy
 
 def test_listed_kcsan_report_with_our_frame_still_fails(tmp_path, c_log, monkeypatch):
     lines, counts = c_log
-    known = tmp_path / 'known.txt'
-    known.write_text('data-race in tick_nohz_\tthe tick\'s own statistics\n')
-    monkeypatch.setattr(results, 'KCSAN_KNOWN', str(known))
+    use_known(tmp_path, monkeypatch, 'data-race in tick_nohz_\tthe tick\'s own statistics\n')
     lines = with_report(lines, 'data-race in tick_nohz_idle_stop_tick / tick_sched_timer',
                         ['tick_nohz_idle_stop_tick', 'is_bpf_text_address', 'do_idle'])
     assert scan(tmp_path, lines, 'c')[1] == 1
@@ -133,9 +121,7 @@ def test_listed_kcsan_report_with_our_frame_still_fails(tmp_path, c_log, monkeyp
 def test_kallsyms_seq_op_names_match_only_whole(tmp_path, c_log, monkeypatch):
     # s_next is kernel/kallsyms.c's; mas_next (the maple tree) is not.
     lines, counts = c_log
-    known = tmp_path / 'known.txt'
-    known.write_text('data-race in mas_next\tthe maple tree\'s own\n')
-    monkeypatch.setattr(results, 'KCSAN_KNOWN', str(known))
+    use_known(tmp_path, monkeypatch, 'data-race in mas_next\tthe maple tree\'s own\n')
     upstream = with_report(lines, 'data-race in mas_next / mas_store', ['mas_next', 'mmap_region'])
     assert scan(tmp_path, upstream, 'c') == counts
     ours = with_report(lines, 'data-race in mas_next / s_next', ['mas_next', 's_next.isra.0'])
@@ -144,9 +130,7 @@ def test_kallsyms_seq_op_names_match_only_whole(tmp_path, c_log, monkeypatch):
 
 def test_known_list_without_a_reason_is_refused(tmp_path, c_log, monkeypatch):
     lines, counts = c_log
-    known = tmp_path / 'known.txt'
-    known.write_text('data-race in mas_next\n')
-    monkeypatch.setattr(results, 'KCSAN_KNOWN', str(known))
+    use_known(tmp_path, monkeypatch, 'data-race in mas_next\n')
     with pytest.raises(SystemExit):
         scan(tmp_path, with_report(lines, 'data-race in mas_next', ['mas_next']), 'c')
 
