@@ -202,14 +202,20 @@ def main():
                     # The same kernel state for both: one line count.
                     record['lines'] = int(statistics.median(lines))
                 records.append(record)
+    # When and from what tree each mode's records were measured.
+    modes = {mode: dict(started) for mode in MODES}
     merged = os.path.join(OUT, NAME + '.json')
     if os.environ.get('BENCH_MERGE') and os.path.exists(merged):
         # Keep the other modes' records of the last run (BENCH_MODES=tcg BENCH_MERGE=1 redoes
-        # the wall-time half alone, for instance).
+        # the wall-time half alone, for instance), with their date and tree.
         with open(merged) as f:
             records = [r for r in json.load(f) if r['mode'] not in MODES] + records
+        with open(os.path.join(OUT, NAME + '-info.json')) as f:
+            last = json.load(f)
+        for mode in {r['mode'] for r in records} - set(MODES):
+            modes[mode] = bench_docs.measured(last, mode)
         records.sort(key=lambda r: (r['mode'] != 'icount', ORDER.index(r['workload']), r['n']))
-    info = dict(versions(log_text), runs=RUNS, **started)
+    info = dict(versions(log_text), runs=RUNS, modes=modes, **started)
     table = write_reports(records, info)
     print()
     print(table)

@@ -197,13 +197,28 @@ def render_bench(data, name):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import bench  # noqa: E402 (bench.py's own table, so that both print the same)
     i = data['info']
-    head = ('`make bench%s` (`BENCH_RUNS=%s`, modes %s), %s, tree `%s`; host %s; kernel %s '
+    modes = {r['mode'] for r in data['records']}
+    head = ('`make bench%s` (`BENCH_RUNS=%s`, modes %s), %s; host %s; kernel %s '
             'built by %s; %s; %s. Rust/C per number of BPF symbols N, spread in brackets; '
             '**bold** where the row is judged. Costs, lower is better.' % (
-                ' ARCH=' + name.split('-', 1)[1] if '-' in name else '', i.get('runs', '?'), '/'.join(sorted({r['mode'] for r in data['records']})),
-                i['date'], i['tree'], i['host'], i['kernel'], i['kernel_compiler'], i['rustc'],
-                i['qemu']))
+                ' ARCH=' + name.split('-', 1)[1] if '-' in name else '', i.get('runs', '?'),
+                '/'.join(sorted(modes)), provenance(i, modes), i['host'], i['kernel'],
+                i['kernel_compiler'], i['rustc'], i['qemu']))
     return head + '\n\n' + bench.render_markdown(data['records'])
+
+
+def measured(info, mode):
+    """{'date', 'tree'} of @mode's records: a merged run (BENCH_MERGE) has its modes' own."""
+    return info.get('modes', {}).get(mode) or {'date': info['date'], 'tree': info['tree']}
+
+
+def provenance(info, modes):
+    """'<date>, tree `<tree>`' of a run, or of each of its @modes where they differ."""
+    each = {mode: measured(info, mode) for mode in sorted(modes)}
+    if len({(m['date'], m['tree']) for m in each.values()}) <= 1:
+        m = next(iter(each.values()), {'date': info['date'], 'tree': info['tree']})
+        return '%s, tree `%s`' % (m['date'], m['tree'])
+    return ', '.join('%s %s, tree `%s`' % (mode, m['date'], m['tree']) for mode, m in each.items())
 
 
 def largest_tcg_read(data):
@@ -240,14 +255,13 @@ def render_headline(_data, name):
                 ratio(r[before], r[after])))
     sources = []
     if read:
-        sources.append('the full read from `make bench` (%s, tree `%s`)' % (
-            b['info']['date'], b['info']['tree']))
+        sources.append('the full read from `make bench` (%s)' % provenance(b['info'], ['tcg']))
     if p or f:
         sources.append('the symbolizers from `make bench-query` (%s, tree `%s`)' % (
             q['info']['date'], q['info']['tree']))
     if arm_read:
-        sources.append('the arm64 read from `make bench ARCH=arm64` (%s, tree `%s`)' % (
-            arm['info']['date'], arm['info']['tree']))
+        sources.append('the arm64 read from `make bench ARCH=arm64` (%s)'
+                       % provenance(arm['info'], ['tcg']))
     joined = ', '.join(sources[:-1]) + ' and ' + sources[-1] if len(sources) > 2 else \
         ' and '.join(sources)
     out += ['', 'Wall time under QEMU\'s TCG: %s.' % joined]

@@ -193,3 +193,16 @@ def test_arm64_records_render_their_own_table(repo):
     arm_block = doc[start:doc.index('<!-- end generated: bench-arm64 -->')]
     assert 'kernel 7.3.4-arm64' in arm_block and '| kallsyms_read | tcg |' in arm_block
     assert bench_docs.check() == 0
+
+
+def test_merged_run_names_each_modes_date_and_tree():
+    # make bench BENCH_MODES=icount BENCH_MERGE=1 keeps the last run's tcg records: the
+    # documentation must not give them the new run's date and tree.
+    info = {'date': '2026-12-04', 'tree': 'new',
+            'modes': {'icount': {'date': '2026-12-04', 'tree': 'new'},
+                      'tcg': {'date': '2026-12-03', 'tree': 'old'}}}
+    assert bench_docs.provenance(info, ['tcg']) == '2026-12-03, tree `old`'
+    assert bench_docs.provenance(info, ['icount', 'tcg']) == \
+        'icount 2026-12-04, tree `new`, tcg 2026-12-03, tree `old`'
+    # A run without per-mode records (older JSON) is one date and tree.
+    assert bench_docs.provenance({'date': 'd', 'tree': 't'}, ['icount', 'tcg']) == 'd, tree `t`'
