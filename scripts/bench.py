@@ -210,8 +210,11 @@ def main():
         # the wall-time half alone, for instance), with their date and tree.
         with open(merged) as f:
             records = [r for r in json.load(f) if r['mode'] not in MODES] + records
-        with open(os.path.join(OUT, NAME + '-info.json')) as f:
-            last = json.load(f)
+        last_info = os.path.join(OUT, NAME + '-info.json')
+        last = {}
+        if os.path.exists(last_info):
+            with open(last_info) as f:
+                last = json.load(f)
         for mode in {r['mode'] for r in records} - set(MODES):
             modes[mode] = bench_docs.measured(last, mode)
         records.sort(key=lambda r: (r['mode'] != 'icount', ORDER.index(r['workload']), r['n']))

@@ -209,7 +209,8 @@ def render_bench(data, name):
 
 def measured(info, mode):
     """{'date', 'tree'} of @mode's records: a merged run (BENCH_MERGE) has its modes' own."""
-    return info.get('modes', {}).get(mode) or {'date': info['date'], 'tree': info['tree']}
+    return info.get('modes', {}).get(mode) or {'date': info.get('date', '?'),
+                                               'tree': info.get('tree', '?')}
 
 
 def provenance(info, modes):
