@@ -265,7 +265,7 @@ static void *read_text(void *arg)
 	 * them instead (and fails now and then all the same).
 	 */
 	long skip = faults ? bpf_text_offset() : 0;
-	char line[1024];
+	char line[1024], buf[512];
 
 	fail_here();
 	while (!atomic_load(&stop)) {
@@ -278,10 +278,13 @@ static void *read_text(void *arg)
 			break;
 		}
 		/* A small buffer: many read() boundaries in the BPF section. */
-		setvbuf(f, NULL, _IOFBF, 512);
-		if (skip && fseek(f, skip, SEEK_SET)) {
-			if (!injected(errno))
+		setvbuf(f, buf, _IOFBF, sizeof(buf));
+		/* Just after a line's end, or the lines before changed: find them again. */
+		if (skip && (fseek(f, skip - 1, SEEK_SET) || fgetc(f) != '\n')) {
+			if (ferror(f) && !injected(errno))
 				BAD("seeking /proc/kallsyms to %ld: %s", skip, strerror(errno));
+			else if (!ferror(f))
+				skip = bpf_text_offset();
 			fclose(f);
 			continue;
 		}
@@ -485,16 +488,22 @@ static bool take_snapshot(int kfd, struct snapshot *s)
 	struct kallsyms_query q;
 	struct kline k;
 	const char *p;
+	char *buf;
 	FILE *f;
 
 	if (kq_query(kfd, &q, KALLSYMS_QUERY_GENERATION, 0, NULL, NULL, 0))
 		return false;
 	before = q.generation;
 	f = fopen("/proc/kallsyms", "r");
-	if (!f)
+	buf = malloc(1 << 16);
+	if (!f || !buf) {
+		if (f)
+			fclose(f);
+		free(buf);
 		return false;
+	}
 	/* Few read() calls: the sooner it is read, the likelier no change overlaps it. */
-	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	setvbuf(f, buf, _IOFBF, 1 << 16);
 	s->lines = 0;
 	while (next_kline(f, &k)) {
 		char line[600];
@@ -507,6 +516,7 @@ static bool take_snapshot(int kfd, struct snapshot *s)
 		s->lines++;
 	}
 	fclose(f);
+	free(buf);
 	s->hash = hash;
 	if (kq_query(kfd, &q, KALLSYMS_QUERY_GENERATION, 0, NULL, NULL, 0))
 		return false;
