@@ -62,7 +62,7 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	char last[512] = "", base_last[512] = "";
 	const char *missing;
 	long total;
-	pthread_t t[8];
+	pthread_t t[7];
 	struct bpf_object *iter_obj, *caller_obj;
 	struct bpf_program *dump;
 	struct bpf_link *iter_link;
@@ -114,10 +114,14 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	pthread_create(&t[4], NULL, read_iter, iter_link);
 	pthread_create(&t[5], NULL, run_caller, &caller_fd);
 	pthread_create(&t[6], NULL, read_batch, NULL);
-	pthread_create(&t[7], NULL, check_generation, NULL);
+	/*
+	 * Not check_generation: under this churn on TCG no full read of
+	 * /proc/kallsyms goes without a change overlapping it; soak_test pauses
+	 * the churn for it.
+	 */
 	ASSERT_EQ(perf, waitpid(perf, &status, 0));
 	atomic_store(&stop, true);
-	for (i = 0; i < 8; i++)
+	for (i = 0; i < 7; i++)
 		pthread_join(t[i], NULL);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		TH_LOG("perf record failed (status %#x)", status);
@@ -153,9 +157,7 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 	printf("# STRESS ops=%ld checked=%ld wrong=%ld perf_frames=%d seconds=%d bpf_lines_before=%d%s%s",
 	       atomic_load(&ops), total, atomic_load(&wrong), frames, seconds,
 	       baseline, baseline ? " " : "", base_last);
-	printf(" bpf_lines_checked=%ld generation_snapshots=%ld generations_compared=%ld",
-	       atomic_load(&bpf_lines_checked), atomic_load(&checked[BY_GENERATION]),
-	       atomic_load(&generations_compared));
+	printf(" bpf_lines_checked=%ld", atomic_load(&bpf_lines_checked));
 	if (faults)
 		printf(" calls_failed=%ld", atomic_load(&calls_failed));
 	printf("\n");
@@ -163,10 +165,7 @@ TEST_F_TIMEOUT(stress, churn_under_load, 900)
 		EXPECT_LT(0, atomic_load(&calls_failed)) TH_LOG("no injected fault made a call fail");
 	EXPECT_EQ(0, atomic_load(&wrong));
 	EXPECT_LT(1000, total) TH_LOG("the readers hardly ran");
-	/*
-	 * Every reader must have run; a read of /proc/kallsyms that no change
-	 * overlapped may not come while the churn runs on a slow kernel.
-	 */
+	/* Every reader must have run (the generation's is the soak's: see above). */
 	for (missing = NULL, i = 0; i < READERS; i++)
 		if (i != BY_GENERATION && !atomic_load(&checked[i]))
 			missing = reader_names[i];
