@@ -36,8 +36,11 @@ heartbeat() {
 	trap 'kill $(jobs -p) 2>/dev/null; exit 0' TERM
 	while :; do
 		# tail --pid returns when PID has ended (it looks every second), timeout after $every.
+		# Its output goes nowhere: a TERM that reaches timeout before it has recorded its child
+		# leaves tail behind, watching PID, which stays a zombie until whoever reads this
+		# script's output (a pipe that tail would hold open) has read to its end.
 		rc=0
-		timeout "$every" tail --pid="$pid" -f /dev/null &
+		timeout "$every" tail --pid="$pid" -f /dev/null </dev/null >/dev/null 2>&1 &
 		wait $! || rc=$?
 		[ "$rc" = 124 ] || return 0
 		note "... $(elapsed $((SECONDS - t0))): $("$summary" "$log" 2>/dev/null || true)"
