@@ -38,6 +38,9 @@ command -v "${CC%% *}" >/dev/null || die "${CC%% *} not found"
 
 mkdir -p "$1"
 build=$(cd "$1" && pwd)
+# An empty CARGO_BUILD_TARGET is an error to cargo ("target was empty"), patch.sh's cargo
+# fetch included: no target is the host's.
+[ -n "${CARGO_BUILD_TARGET:-}" ] || unset CARGO_BUILD_TARGET
 
 # The patched tree is made again only when the patches changed: a new copy
 # would make cargo rebuild blazesym.
@@ -54,8 +57,6 @@ capi=$build/patched/blazesym-c-0.1.11
 [ -f "$capi/Cargo.toml" ] || die "$capi is not a crate"
 
 export CARGO_TARGET_DIR=$build/target
-# An empty CARGO_BUILD_TARGET is an error to cargo: no target is the host's.
-[ -n "${CARGO_BUILD_TARGET:-}" ] || unset CARGO_BUILD_TARGET
 # Where cargo puts what it builds: under the triple when one is given.
 out=$CARGO_TARGET_DIR${CARGO_BUILD_TARGET:+/$CARGO_BUILD_TARGET}/release
 mkdir -p "$build/bin"
