@@ -19,7 +19,8 @@ use kernel::{
         c_char,
         c_int,
         c_uint,
-        c_ulong, //
+        c_ulong,
+        c_void, //
     },
     prelude::*,
     sync::{
@@ -234,8 +235,8 @@ pub unsafe extern "C" fn bpf_ksym_lookup(addr: c_ulong) -> *const bindings::bpf_
     registry::find(addr, &rcu).map_or(core::ptr::null(), |ksym| ksym.as_raw().cast_const())
 }
 
-/// How many times the registry changed, for KALLSYMS_QUERY's generation: an even count, after
-/// waiting for a change being made (process context only).
+/// How many times the registry changed, for KALLSYMS_QUERY's generation: odd while a change is
+/// being made; never waits.
 ///
 /// # Safety
 ///
@@ -243,6 +244,25 @@ pub unsafe extern "C" fn bpf_ksym_lookup(addr: c_ulong) -> *const bindings::bpf_
 #[export]
 pub unsafe extern "C" fn bpf_ksym_generation() -> u64 {
     registry::generation()
+}
+
+/// Calls `f(arg)` while the registry cannot change, for a KALLSYMS_QUERY whose lockless lookups
+/// kept overlapping changes.
+///
+/// # Safety
+///
+/// `f`, if not `None`, may be called with `arg`, with bottom halves disabled, and does not sleep.
+#[export]
+pub unsafe extern "C" fn bpf_ksym_hold_changes(
+    f: Option<unsafe extern "C" fn(arg: *mut c_void)>,
+    arg: *mut c_void,
+) {
+    registry::hold_changes(|| {
+        if let Some(f) = f {
+            // SAFETY: Per the safety requirements.
+            unsafe { f(arg) };
+        }
+    });
 }
 
 /// Whether the JIT image holding `ip` has set up its frame pointer at `ip`, for the unwinder.

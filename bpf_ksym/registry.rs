@@ -142,7 +142,7 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
 }
 
 /// Counts the start of a change: [`GENERATION`] is odd until [`change_end`]. Called under the
-/// writer lock, which serializes the counts, and which [`generation`] waits on while it is odd.
+/// writer lock, which serializes the counts, and which [`hold_changes`] holds for a reader.
 /// Returns the count before the change, which is even.
 #[inline(always)]
 fn change_begin() -> u64 {
@@ -168,17 +168,18 @@ pub(crate) fn removals(_rcu: &rcu::Guard) -> u64 {
 /// How many times the registry changed, counted as a seqcount: each addition and removal counts
 /// once before it and once after it, so the count is odd while one is made.
 ///
-/// The lookups made after reading a count (`Acquire`) see every change it includes; if a read
-/// after them (behind `smp_rmb()`) gives the same count, no change overlapped them. A change
-/// being made is waited for, on the writer lock (on `PREEMPT_RT` its writer may be preempted):
-/// the count returned is even. Process context only.
+/// The lookups made after reading an even count (`Acquire`) see every change it includes; if a
+/// read after them (behind `smp_rmb()`) gives the same count, no change overlapped them. Never
+/// waits: on an odd count the caller tries again, or looks up under [`hold_changes`].
 pub(crate) fn generation() -> u64 {
-    let generation = GENERATION.load(Acquire);
-    if generation % 2 == 0 {
-        return generation;
-    }
+    GENERATION.load(Acquire)
+}
+
+/// Runs `f` with the writers held off: [`generation`] is even and does not move until it returns.
+/// `f` runs with bottom halves disabled and must not sleep.
+pub(crate) fn hold_changes(f: impl FnOnce()) {
     let _writer = WRITER.lock();
-    GENERATION.load(Relaxed)
+    f();
 }
 
 /// The symbol whose `[start, end]` holds `addr`, if any.

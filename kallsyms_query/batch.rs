@@ -21,10 +21,10 @@
 //! fault, bytes it must not have) ends the call early with the count of entries answered before
 //! it, so the caller continues from there; only for the first entry is it the call's error.
 //!
-//! Each block's lookups are checked against the call's generation snapshot before its answers
-//! are written: if a change overlapped them, the block is dropped and the call ends before it
-//! (or, for the first block, looks up again under a new snapshot), so every answer the call
-//! returns holds for its generation.
+//! Each block's addresses are read, then its lookups made under the call's [`Window`], then its
+//! answers written: if a change overlapped the lookups, or came since the call's first block,
+//! the block is dropped and the call ends before it (or, for the first block, the caller looks up
+//! again), so every answer the call returns holds for its generation (see `pass.rs`).
 
 use crate::{
     answer::{
@@ -33,10 +33,12 @@ use crate::{
         Rules, //
     },
     buf_len,
-    generation::Snapshot,
     kernel_addr,
+    pass::{
+        self,
+        Window, //
+    },
     user_addr,
-    Checked,
     IdRule,
     Query,
     NAME_LEN,
@@ -145,12 +147,10 @@ static_assert!(size_of::<Work>() <= 4096);
 
 /// What every entry of a call is looked up with.
 struct Lookup<'a> {
-    rules: &'a Rules,
+    /// Applied to the answers once the lookups hold, outside the locked pass's atomic context.
     ids: &'a mut IdRule,
     /// Entries in address order reach each vmlinux name from the one before.
     cursor: Cursor,
-    /// What the answers must hold for.
-    snapshot: Snapshot,
 }
 
 /// How an entry ended.
@@ -172,16 +172,16 @@ enum Stop {
     Error(Error),
 }
 
-/// Answers the batch described by `q`, whose struct is `size` bytes at `uarg`, under the
-/// generation `snapshot`.
+/// Answers the batch described by `q`, whose struct is `size` bytes at `uarg`, under `window`.
+/// `None` if a change overlapped the first block's lookups: nothing was written, and the caller
+/// tries again.
 pub(crate) fn by_addr_batch(
     q: &mut Query,
     uarg: usize,
     size: usize,
-    rules: &Rules,
     ids: &mut IdRule,
-    snapshot: Snapshot,
-) -> Result<Checked> {
+    window: &mut Window,
+) -> Result<Option<()>> {
     if q.sym_addr != 0 || q.sym_name_size == 0 || q.batch_count == 0 {
         return Err(EINVAL);
     }
@@ -210,80 +210,72 @@ pub(crate) fn by_addr_batch(
 
     let mut work = KBox::init::<core::convert::Infallible>(pin_init::zeroed::<Work>(), GFP_KERNEL)?;
     let mut lookup = Lookup {
-        rules,
         ids,
         cursor: Cursor::new(),
-        snapshot,
     };
     let mut done = 0;
     while done < count {
         let first = entries.start + done * entry_size;
         let n = (count - done).min(BLOCK);
-        let (answered, stop) =
-            answer_block(first, entry_size, n, &mut work, &mut names, &mut lookup);
+        let (answered, stop) = answer_block(
+            first,
+            entry_size,
+            n,
+            (&mut work, &mut names),
+            &mut lookup,
+            window,
+        );
         done += answered;
         match stop {
             None => {}
             Some(Stop::Full) if done == 0 => return Err(ENAMETOOLONG),
-            Some(Stop::Changed) if done == 0 => return Ok(Checked::Changed),
+            Some(Stop::Changed) if done == 0 => return Ok(None),
             Some(Stop::Error(e)) if done == 0 => return Err(e),
             // The next call starts at the entry that stopped this one, and gets its error then.
             Some(_) => break,
         }
-        // SAFETY: Called from the ioctl, in process context, holding no lock.
-        unsafe { bindings::cond_resched() };
+        pass::cond_resched();
     }
     // Both fit their fields: `done <= count`, a `__u32`; `used <= names_len`.
     q.batch_count = u32::try_from(done).map_err(|_| E2BIG)?;
     q.sym_name_size = u64::from_safe_cast(names.used);
-    Ok(Checked::Yes)
+    Ok(Some(()))
 }
 
 /// Answers up to `n` (at most [`BLOCK`]) entries from `first`: reads their addresses, looks each
-/// up and writes the answers back, the strings first. Returns how many were answered, all of
-/// whose writes landed (at least one unless it stops), and what stopped the block, if anything.
+/// up under `window` and writes the answers back, the strings first. Returns how many were
+/// answered, all of whose writes landed (at least one unless it stops), and what stopped the
+/// block, if anything.
 fn answer_block(
     first: usize,
     entry_size: usize,
     n: usize,
-    work: &mut Work,
-    names: &mut Names,
+    (work, names): (&mut Work, &mut Names),
     lookup: &mut Lookup<'_>,
+    window: &mut Window,
 ) -> (usize, Option<Stop>) {
-    let (read, mut stop) = read_block(first, entry_size, n, work);
-    let mut answered = 0;
-    let mut staged = 0;
+    // Before the lookups: a fault here, however long, holds no snapshot open.
+    let (read, stop) = read_block(first, entry_size, n, work);
+    if read == 0 {
+        return (0, stop);
+    }
     // The previous block's strings are written: the new block's overwrite them.
     if let Some(prev) = names.prev.as_mut() {
         prev.staged = None;
     }
-    while answered < read {
-        match answer_entry(answered, staged, work, names, lookup) {
-            Ok(Outcome::Answered(end)) => staged = end,
-            Ok(Outcome::BlockFull) => {
-                // Not a stop: the next block starts from this entry, and finds what stopped
-                // this one's reading itself.
-                stop = None;
-                break;
-            }
-            Ok(Outcome::Full) => {
-                stop = Some(Stop::Full);
-                break;
-            }
-            Err(e) => {
-                stop = Some(Stop::Error(e));
-                break;
-            }
-        }
-        work.names_end[answered] = staged;
-        answered += 1;
-    }
     // The block's errors included, which may be a change's doing too. The call ends before the
     // block (or starts again, if it is the first): nothing uses what it left in `names`.
-    if lookup.snapshot.changed() {
+    let Some((mut answered, mut stop)) =
+        window.run(|rules| lookup_block(read, stop, work, names, lookup, rules))
+    else {
         return (0, Some(Stop::Changed));
-    }
+    };
 
+    // Program ids only for those who may see them: asked here, with no lock held, and only if
+    // an answer has one.
+    for e in &mut work.entries[..answered] {
+        e.prog_id = u64::from(lookup.ids.filter(u32::try_from(e.prog_id).unwrap_or(0)));
+    }
     // The strings, then the answers that point into them.
     let start = names.range.start + names.used;
     if let Some((i, e)) = write_strings(start, answered, work) {
@@ -309,6 +301,51 @@ fn answer_block(
         names.used += work.names_end[last];
     }
     (answered, stop)
+}
+
+/// Looks up the block's `read` entries whose addresses are in `work.addrs`; `stop` is what ended
+/// their reading early, if anything. Returns how many were answered and what stopped the block,
+/// and whether that may change with BPF programs or modules (anything but vmlinux symbols).
+fn lookup_block(
+    read: usize,
+    mut stop: Option<Stop>,
+    work: &mut Work,
+    names: &mut Names,
+    lookup: &mut Lookup<'_>,
+    rules: &Rules,
+) -> ((usize, Option<Stop>), bool) {
+    let vmlinux = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
+    let mut answered = 0;
+    let mut staged = 0;
+    let mut may_change = false;
+    while answered < read {
+        match answer_entry(answered, staged, (work, names), lookup, rules) {
+            Ok(Outcome::Answered(end)) => {
+                staged = end;
+                may_change |= work.entries[answered].kind != vmlinux;
+            }
+            Ok(Outcome::BlockFull) => {
+                // Not a stop: the next block starts from this entry, and finds what stopped
+                // this one's reading itself.
+                stop = None;
+                may_change = true;
+                break;
+            }
+            Ok(Outcome::Full) => {
+                stop = Some(Stop::Full);
+                may_change = true;
+                break;
+            }
+            Err(e) => {
+                stop = Some(Stop::Error(e));
+                may_change = true;
+                break;
+            }
+        }
+        work.names_end[answered] = staged;
+        answered += 1;
+    }
+    ((answered, stop), may_change)
 }
 
 /// Writes the strings of the block's first `n` entries to the user at `start`: in one copy, or
@@ -386,9 +423,9 @@ fn check_unknown_zero(entry: usize, entry_size: usize) -> Result {
 fn answer_entry(
     i: usize,
     staged: usize,
-    work: &mut Work,
-    names: &mut Names,
+    (work, names): (&mut Work, &mut Names),
     lookup: &mut Lookup<'_>,
+    rules: &Rules,
 ) -> Result<Outcome> {
     let addr = work.addrs[i];
     // Never the block's first entry, which always has the room (see `BLOCK_NAMES`): a block
@@ -407,9 +444,7 @@ fn answer_entry(
         (a1, &*a0)
     };
     let out = &mut work.entries[i];
-    match kernel_addr(addr)
-        .and_then(|addr| answer.lookup(addr, lookup.rules, &mut lookup.cursor, name))
-    {
+    match kernel_addr(addr).and_then(|addr| answer.lookup(addr, rules, &mut lookup.cursor, name)) {
         Ok(()) => {}
         // No symbol: an answer too (kind NONE, every field 0).
         Err(e) if e == ENOENT => {
@@ -460,7 +495,8 @@ fn answer_entry(
         addr: 0,
         start: u64::from_safe_cast(answer.start),
         size: u64::from_safe_cast(answer.size),
-        prog_id: u64::from(lookup.ids.filter(answer.prog_id)),
+        // Whoever asks, for now: `answer_block` hides it from those who may not see it.
+        prog_id: u64::from(answer.prog_id),
         name_off: u32::try_from(name_off).map_err(|_| E2BIG)?,
         owner_off: u32::try_from(owner_off).map_err(|_| E2BIG)?,
         kind: answer.kind,

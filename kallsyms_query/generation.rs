@@ -3,25 +3,29 @@
 //! The generation: a number under which two answers to the same question never differ.
 //!
 //! C headers: [`include/linux/bpf.h`](srctree/include/linux/bpf.h),
-//! [`include/linux/kallsyms_query.h`](srctree/include/linux/kallsyms_query.h)
+//! [`include/linux/module.h`](srctree/include/linux/module.h)
 //!
 //! It is `B + M + S`: `B` the BPF registry's change count (`bpf_ksym_generation()`, which both
 //! registries keep), `M` the module loader's count of changes to what kallsyms lookups find in
 //! modules (`module_kallsyms_generation()`: a module's state, its switch to core symbols, its
 //! init text leaving the module tree), and `S` 1 while BPF symbols are shown (`bpf_jit_kallsyms`
-//! on and no JIT hardening), else 0. Both counts are seqcounts: each change counts once before
-//! it is made and once after, so they are odd while one is made; the functions that read them
-//! wait for such a change, on its writer's lock, and return even counts.
+//! on and no JIT hardening), else 0. Each count is counted as a seqcount is: once before a change
+//! and once after it, so it is odd while one is made. Reading one never waits.
 //!
-//! A call reads a [`Snapshot`], both counts as they stood at one instant (the BPF count is read
-//! again after the module count, until it did not move), looks up, and asks
-//! [`Snapshot::changed`]: if a count moved meanwhile, a change overlapped the lookups, and the
-//! call looks up again under a new snapshot. Since both counts only grow and each snapshot is
-//! one instant's, calls that return the same generation read the same counts. So every
+//! A [`Snapshot`] reads `B`, then `M`; the lookups follow, then [`Snapshot::changed`] reads both
+//! again. Both counts only grow: if neither moved, both stood still from the read of `M` to the
+//! check, and were even, so no change overlapped the lookups and their answers are those of the
+//! state the counts name. Calls that return the same generation read the same counts, so every
 //! answer returned with a generation is the answer any lookup made while the generation stood
 //! would give: a cache keyed on it is never contradicted by a later answer under the same value.
 //! The one field outside it is a BPF program's id, which its load sets and its last reference
 //! clears while its symbols can be found (the uapi header says why that cannot mislead).
+//!
+//! [`hold_bpf_changes`] runs lookups with the BPF registry's writers held off, for the call that
+//! has seen changes overlap its lockless attempts too often (`pass.rs`). The module loader's
+//! writers are not held off: only tasks with `CAP_SYS_MODULE` make its changes, and they take
+//! its lock with bottom halves enabled while the BPF registry's is taken from softirq context,
+//! so holding both would invert their order.
 //!
 //! `S` makes hiding BPF symbols change the generation: the lookups of a call use the setting read
 //! with the snapshot, never a second read. It also makes the value go down by one when symbols
@@ -29,6 +33,7 @@
 
 use kernel::{
     bindings,
+    ffi::c_void,
     sync::barrier::{
         smp_mb,
         Read, //
@@ -36,7 +41,7 @@ use kernel::{
 };
 
 /// The counts a call's lookups are made under.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 pub(crate) struct Snapshot {
     bpf: u64,
     modules: u64,
@@ -63,27 +68,26 @@ fn bpf_count() -> u64 {
     unsafe { bindings::bpf_ksym_generation() }
 }
 
+/// Whether BPF symbols are shown now.
+pub(crate) fn bpf_shown() -> bool {
+    // SAFETY: Always safe to call.
+    unsafe { bindings::bpf_jit_kallsyms_enabled() }
+}
+
 impl Snapshot {
-    /// The counts as they stood at one instant, neither in the middle of a change. Both are read
-    /// with acquire: the lookups after this see every change they include.
-    pub(crate) fn read() -> Self {
-        let mut bpf = bpf_count();
-        loop {
-            let modules = module_count();
-            // Both at the instant the module count was read: the BPF count did not move around it.
-            smp_mb(Read);
-            let again = bpf_count();
-            if again == bpf {
-                // SAFETY: Always safe to call.
-                let bpf_shown = unsafe { bindings::bpf_jit_kallsyms_enabled() };
-                return Self {
-                    bpf,
-                    modules,
-                    bpf_shown,
-                };
-            }
-            bpf = again;
+    /// The counts now, or `None` while a change is being made: a count is odd. Both are read with
+    /// acquire, so the lookups after this see every change they include.
+    pub(crate) fn read() -> Option<Self> {
+        let bpf = bpf_count();
+        let modules = module_count();
+        if bpf % 2 != 0 || modules % 2 != 0 {
+            return None;
         }
+        Some(Self {
+            bpf,
+            modules,
+            bpf_shown: bpf_shown(),
+        })
     }
 
     /// The generation: see the module documentation.
@@ -101,11 +105,53 @@ impl Snapshot {
         bpf_count() != self.bpf || module_count() != self.modules
     }
 
-    /// [`Snapshot::changed`] for lookups of module symbols only (`BY_SYMBOL`), which BPF
-    /// changes cannot touch: they would only make such a lookup, a walk over every module
-    /// symbol, start again needlessly while programs come and go.
-    pub(crate) fn modules_changed(self) -> bool {
-        smp_mb(Read);
-        module_count() != self.modules
+    /// The module loader's count.
+    pub(crate) fn modules(self) -> u64 {
+        self.modules
     }
+}
+
+/// The module loader's count now, if no change is being made; for lookups of module symbols
+/// only (`BY_SYMBOL`), which BPF changes cannot touch.
+pub(crate) fn modules_now() -> Option<u64> {
+    Some(module_count()).filter(|m| m % 2 == 0)
+}
+
+/// Whether the module loader's count moved from `before`, read after lookups that started when
+/// it was `before` ([`modules_now`]).
+pub(crate) fn modules_changed(before: u64) -> bool {
+    smp_mb(Read);
+    module_count() != before
+}
+
+/// A closure for a C function that takes a callback and its argument: `f`, then its result.
+struct Call<F, R> {
+    f: Option<F>,
+    result: Option<R>,
+}
+
+/// Calls the closure `arg` points to, once.
+///
+/// # Safety
+///
+/// `arg` points to a `Call<F, R>` that no one else accesses during the call.
+unsafe extern "C" fn call<F: FnOnce() -> R, R>(arg: *mut c_void) {
+    // SAFETY: Per the safety requirements.
+    let call = unsafe { &mut *arg.cast::<Call<F, R>>() };
+    if let Some(f) = call.f.take() {
+        call.result = Some(f());
+    }
+}
+
+/// Runs `f` with the BPF registry's writers held off: its count is even, and does not move, while
+/// `f` runs. `f` runs in atomic context, with bottom halves disabled: it must not sleep or touch
+/// user memory. `None` if `f` was not called (never, with either registry).
+pub(crate) fn hold_bpf_changes<F: FnOnce() -> R, R>(f: F) -> Option<R> {
+    let mut c = Call {
+        f: Some(f),
+        result: None,
+    };
+    // SAFETY: `call` matches `c`, which outlives the call and is not touched meanwhile.
+    unsafe { bindings::bpf_ksym_hold_changes(Some(call::<F, R>), (&raw mut c).cast()) };
+    c.result
 }

@@ -12,6 +12,7 @@
 //! - [`answer`] finds the symbol that covers an address, for the single and the batched query.
 //! - [`batch`] answers `KALLSYMS_QUERY_BY_ADDR_BATCH`.
 //! - [`generation`] keeps the number that tells a cache when to refresh.
+//! - [`pass`] makes a call's lookups hold for one generation in a bounded number of attempts.
 //!
 //! The struct's addresses and sizes are `__u64` on every architecture. Each one becomes a kernel
 //! `usize` through a checked conversion below (`struct_size`, `kernel_addr`, `user_addr`,
@@ -41,12 +42,16 @@ use kernel::{
 
 mod answer;
 mod batch;
+mod debugfs;
 mod generation;
+mod pass;
 
 #[cfg(CONFIG_KALLSYMS_QUERY_KUNIT_TEST)]
 mod tests;
 
 use answer::Answer;
+pub use debugfs::kallsyms_query_init;
+use pass::Window;
 
 type Query = bindings::kallsyms_query;
 
@@ -186,19 +191,6 @@ impl Version {
     }
 }
 
-/// Whether a mode's lookups were checked against the generation's snapshot.
-#[derive(Clone, Copy)]
-pub(crate) enum Checked {
-    /// Not yet: the caller checks.
-    No,
-    /// Not yet, and only module symbols were looked up.
-    Modules,
-    /// They hold for the snapshot.
-    Yes,
-    /// A change overlapped them and nothing was written back: look up again.
-    Changed,
-}
-
 /// The query mode, as `query_flags` selects it.
 #[derive(Clone, Copy)]
 enum Mode {
@@ -206,18 +198,6 @@ enum Mode {
     ByAddr,
     Batch,
     Generation,
-}
-
-impl Mode {
-    /// How far the mode's errors are checked against the snapshot: as its answers, but for a
-    /// batch, whose blocks check their errors too.
-    fn checked_errors(self) -> Checked {
-        match self {
-            Self::BySymbol => Checked::Modules,
-            Self::ByAddr => Checked::No,
-            Self::Batch | Self::Generation => Checked::Yes,
-        }
-    }
 }
 
 fn query(show_value: bool, uarg: *mut c_void) -> Result {
@@ -270,66 +250,60 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     let mut ids = IdRule::new(ver);
     // BY_ADDR's name, copied to the user once the lookup is known to hold.
     let mut name = [0; NAME_LEN];
-    let (q, name_len) = loop {
-        // Every output field of the caller's version is written: the mode's answer, else 0.
-        let mut q = Query {
-            sym_start: 0,
-            sym_size: 0,
-            sym_owner: [0; OWNER_LEN],
-            generation: 0,
-            sym_prog_id: 0,
-            sym_kind: 0,
-            sym_subprog: 0,
-            ..input
-        };
-        // Before the lookups, whose answers then include every change it counts.
-        let snapshot = generation::Snapshot::read();
-        let rules = answer::Rules {
-            bpf_shown: snapshot.bpf_shown,
-            skip_going: ver == Version::V2,
-        };
-        let mut name_len = 0;
-        let found = match mode {
-            Mode::BySymbol => by_symbol(&mut q, ver).map(|()| Checked::Modules),
-            Mode::ByAddr => by_addr(&mut q, &rules, &mut ids, &mut name).map(|len| {
-                name_len = len;
-                Checked::No
-            }),
-            // The batch checks each block against the snapshot before it writes its answers.
-            Mode::Batch => batch::by_addr_batch(
+    let mut window = Window::new(ver == Version::V2, ver == Version::V2);
+    // Every output field of the caller's version is written: the mode's answer, else 0.
+    let mut q = Query {
+        sym_start: 0,
+        sym_size: 0,
+        sym_owner: [0; OWNER_LEN],
+        generation: 0,
+        sym_prog_id: 0,
+        sym_kind: 0,
+        sym_subprog: 0,
+        ..input
+    };
+    let name_len = match mode {
+        Mode::BySymbol => {
+            by_symbol(&mut q, &mut window)?;
+            0
+        }
+        Mode::ByAddr => loop {
+            let mut out = q;
+            let vmlinux = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
+            if let Some(found) = window.run(|rules| {
+                let found = by_addr(&mut out, rules, &mut name);
+                let may_change = found.is_err() || out.sym_kind != vmlinux;
+                (found, may_change)
+            }) {
+                let len = found?;
+                window.done();
+                // With no lock held, and only if the answer has an id.
+                out.sym_prog_id =
+                    u64::from(ids.filter(u32::try_from(out.sym_prog_id).unwrap_or(0)));
+                q = out;
+                q.generation = window.generation();
+                break len;
+            }
+            window.retry()?;
+        },
+        Mode::Batch => loop {
+            if let Some(()) = batch::by_addr_batch(
                 &mut q,
                 uarg.as_const_ptr().addr(),
                 size,
-                &rules,
                 &mut ids,
-                snapshot,
-            ),
-            Mode::Generation => Ok(Checked::Yes),
-        };
-        // An error holds under the snapshot as an answer does: a lookup that overlapped a
-        // change is made again whatever it found. Versions 0 and 1 have no generation.
-        let checked = match found {
-            Ok(checked) => checked,
-            Err(_) => mode.checked_errors(),
-        };
-        let retry = ver == Version::V2
-            && match checked {
-                Checked::Changed => true,
-                Checked::Yes => false,
-                Checked::Modules => snapshot.modules_changed(),
-                Checked::No => snapshot.changed(),
-            };
-        if !retry {
-            found?;
-            q.generation = snapshot.value();
-            break (q, name_len);
+                &mut window,
+            )? {
+                window.done();
+                q.generation = window.generation();
+                break 0;
+            }
+            window.retry()?;
+        },
+        Mode::Generation => {
+            q.generation = window.snapshot_now()?.value();
+            0
         }
-        // Symbols that change all the time must not hold the caller forever.
-        if kernel::current!().signal_pending() {
-            return Err(ERESTARTSYS);
-        }
-        // SAFETY: Called from the ioctl, in process context, holding no lock.
-        unsafe { bindings::cond_resched() };
     };
     if name_len > 0 {
         let dst = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
@@ -387,8 +361,9 @@ fn may_see_ids() -> bool {
     }
 }
 
-/// `KALLSYMS_QUERY_BY_SYMBOL`: the address of the symbol named at `sym_name_addr`.
-fn by_symbol(q: &mut Query, ver: Version) -> Result {
+/// `KALLSYMS_QUERY_BY_SYMBOL`: the address of the symbol named at `sym_name_addr`, and the
+/// generation it holds for.
+fn by_symbol(q: &mut Query, window: &mut Window) -> Result {
     if q.sym_addr != 0 || q.sym_name_size != 0 {
         return Err(EINVAL);
     }
@@ -417,14 +392,14 @@ fn by_symbol(q: &mut Query, ver: Version) -> Result {
     }
     // `strncpy_from_user` stopped at the first NUL, at `len`.
     let name = CStr::from_bytes_with_nul(&buf[..=len]).map_err(|_| EINVAL)?;
-    let addr = vmlinux_address(name).or_else(|e| {
-        if e == ENOENT {
-            module_address(name, ver == Version::V2)
-        } else {
-            Err(e)
-        }
+    let skip_going = window.skip_going();
+    // vmlinux first; its answers, errors included, never change.
+    let (addr, generation) = pass::by_symbol(window, || match vmlinux_address(name) {
+        Err(e) if e == ENOENT => (module_address(name, skip_going), true),
+        found => (found, false),
     })?;
-    q.sym_addr = u64::from_safe_cast(addr);
+    q.sym_addr = u64::from_safe_cast(addr?);
+    q.generation = generation;
     Ok(())
 }
 
@@ -503,13 +478,8 @@ fn module_address(name: &CStr, skip_going: bool) -> Result<usize> {
 
 /// `KALLSYMS_QUERY_BY_ADDR`: the symbol that covers `sym_addr`, as `%pS` finds it. Its name goes
 /// to `name`, for the caller to copy to the user once it knows the answer holds: the length,
-/// NUL included.
-fn by_addr(
-    q: &mut Query,
-    rules: &answer::Rules,
-    ids: &mut IdRule,
-    name: &mut answer::NameBuf,
-) -> Result<usize> {
+/// NUL included. `sym_prog_id` is the program's id whoever asks: the caller filters it.
+fn by_addr(q: &mut Query, rules: &answer::Rules, name: &mut answer::NameBuf) -> Result<usize> {
     if q.sym_name_size == 0 {
         return Err(EINVAL);
     }
@@ -528,7 +498,8 @@ fn by_addr(
     // earlier answer.
     q.sym_owner = a.new_answer_owner();
     q.sym_kind = a.kind;
-    q.sym_prog_id = u64::from(ids.filter(a.prog_id));
+    // Whoever asks: the caller hides it from those who may not see it.
+    q.sym_prog_id = u64::from(a.prog_id);
     q.sym_subprog = a.subprog;
     Ok(a.name_len)
 }

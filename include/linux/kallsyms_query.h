@@ -12,6 +12,8 @@
 
 /* Answers one KALLSYMS_QUERY ioctl; @show_value: may the opener see addresses. */
 long kallsyms_query(bool show_value, void __user *uarg);
+/* Creates KALLSYMS_QUERY's debugfs counters; called once, by kallsyms_init(). */
+void kallsyms_query_init(void);
 
 /* Shims to kallsyms internals (kernel/kallsyms.c). */
 int kallsyms_query_find_names(const char *name, unsigned int *start, unsigned int *end);

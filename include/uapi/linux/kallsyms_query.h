@@ -66,7 +66,9 @@
  * trampoline, dispatcher or other BPF image added or removed), M counts
  * changes to what lookups find in modules (a module becoming COMING, LIVE,
  * GOING or being freed, its switch to its core symbols after init, its init
- * text being freed), each counted twice, and S is 1 while BPF symbols are
+ * text being freed), every change of either counted twice (so B and M are
+ * even in every generation returned, and a change moves one of them by 2),
+ * and S is 1 while BPF symbols are
  * shown (``net.core.bpf_jit_kallsyms`` 1 and ``net.core.bpf_jit_harden``
  * 0, as /proc/kallsyms lists them), 0 otherwise.
  *
@@ -77,6 +79,18 @@
  * A cache that keys its answers on G never holds one that a fresh call under
  * G contradicts. The kernel keeps it by reading the counts before its lookups
  * and again after them, and looking up again if a change overlapped them.
+ *
+ * Progress: a call answers whatever BPF programs other tasks load and
+ * unload. It makes at most two lockless attempts; if changes overlapped
+ * both, it looks up once more with the BPF registry's writers held off, so
+ * that no BPF change can make it fail: a task that loads and closes
+ * programs in a loop can make a call slower, never endless, and no signal
+ * interrupts it. Module changes are not held off, as only tasks with
+ * ``CAP_SYS_MODULE`` can make them: a call whose lookups module changes
+ * keep overlapping even then looks up again until one holds, and that
+ * repetition alone is ended by a signal (``EINTR``, see Errors). BY_SYMBOL,
+ * a walk over every module symbol, never looks up again for BPF changes.
+ * The bound is per call: a batch's blocks share the call's attempts.
  * "No symbol" is an answer too, but a failed call returns no generation: a
  * batch entry of kind %KALLSYMS_SYM_NONE carries its call's, and a single
  * BY_ADDR's ``ENOENT`` holds for G if GENERATION returns G both before and
@@ -298,6 +312,8 @@ struct kallsyms_query_addr {
  * %KALLSYMS_SYM_NONE), not an error. A call may also stop after any block of
  * 16 entries when the symbols changed while it ran: its answers and its
  * generation then hold for the symbols before that change. A call that
+ * succeeds answers at least one entry; symbol changes alone never stop it
+ * before 16 (or the entries left, if fewer). A call that
  * answered entries but then cannot write the argument back fails with
  * ``EFAULT``: the entries it answered are a prefix, each fully written, and
  * the rest are not touched, but their count is lost.
@@ -355,7 +371,18 @@ struct kallsyms_query_addr {
  *
  * A failed call returns -1 with one of these in errno and no other, and
  * writes nothing to the argument (the name buffer and, for a batch, the
- * entries are as the mode's description says):
+ * entries are as the mode's description says). Where two apply, the first
+ * check made wins, in this order: the opener (``EPERM``); reading
+ * &kallsyms_query.size (``EFAULT``), then its value (``E2BIG`` over a page,
+ * ``EINVAL`` under %KALLSYMS_QUERY_SIZE_VER0); reading the argument
+ * (``EFAULT``) and its bytes past the caller's version's fields, the newer
+ * versions' included (``E2BIG``); then the mode and its inputs (``EINVAL``,
+ * but ``E2BIG`` for a batch's count or entry size over its maximum, checked
+ * before the entry size's other rules); then the mode's own errors, for a
+ * batch the first entry's (``EFAULT``, ``E2BIG``, ``ENAMETOOLONG`` in the
+ * order the entry is read, checked and answered) and ``ENOMEM`` before any
+ * entry. So a size between two versions with non-zero
+ * bytes in the newer version's fields is ``E2BIG``, never ``EINVAL``. The errnos:
  *
  * ==================  ========================================================
  * errno               when
@@ -390,11 +417,11 @@ struct kallsyms_query_addr {
  *                     buffer of %KALLSYMS_QUERY_NAME_LEN bytes (plus 64 for a
  *                     batch entry's owner) always suffices; the size needed is
  *                     not reported
- * ``EINTR``           a signal came while the call waited, for a read() of
- *                     the same open file to finish or for symbols that kept
- *                     changing under its lookups (the call is restarted
- *                     instead if the handler was installed with
- *                     ``SA_RESTART``); nothing was written: call again
+ * ``EINTR``           a signal came while module changes kept overlapping
+ *                     the call's lookups (see the paragraph Progress under
+ *                     The generation; the call is restarted instead if the
+ *                     handler was installed with ``SA_RESTART``); nothing
+ *                     was written: call again
  * ``ENOMEM``          BY_ADDR_BATCH: its working memory could not be allocated
  * ==================  ========================================================
  *
