@@ -411,8 +411,8 @@ unsafe fn module_named_going(_name: *const c_char) -> bool {
     true
 }
 
-/// Whether a module symbol found at `addr` by a walk under `module_mutex` belongs to a module
-/// being unloaded.
+/// Whether a module symbol found at `addr` by a walk over module symbols (under RCU) belongs to a
+/// module being unloaded.
 pub(crate) fn module_going_at(addr: usize) -> bool {
     matches!(module_at(addr), Some(ModuleState::Going))
 }

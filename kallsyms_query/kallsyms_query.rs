@@ -430,11 +430,12 @@ struct ModuleFind<'a> {
     skip_going: bool,
 }
 
-/// Called for each module symbol; stops the walk with `EADDRNOTAVAIL` on a second address.
+/// Called for each module symbol, under RCU; stops the walk with `EADDRNOTAVAIL` on a second
+/// address.
 ///
 /// # Safety
 ///
-/// `data` is a `ModuleFind`; `name` is a NUL-terminated string.
+/// `data` is a `ModuleFind`; `name` is a NUL-terminated string; the RCU read lock is held.
 unsafe extern "C" fn module_symbol(data: *mut c_void, name: *const c_char, addr: c_ulong) -> c_int {
     // SAFETY: Per the safety requirements.
     let (find, name) = unsafe {
@@ -462,13 +463,12 @@ fn module_address(name: &CStr, skip_going: bool) -> Result<usize> {
         addr: None,
         skip_going,
     };
-    // SAFETY: `module_symbol` matches the callback type and `find` outlives the walk.
+    // Under RCU, not `module_mutex`: a loop of these calls must not hold off module load and
+    // unload. The caller checks the module count around the walk.
+    // SAFETY: `module_symbol` matches the callback type, does not sleep, and `find` outlives the
+    // walk.
     let err = unsafe {
-        bindings::module_kallsyms_on_each_symbol(
-            core::ptr::null(),
-            Some(module_symbol),
-            (&raw mut find).cast(),
-        )
+        bindings::module_kallsyms_on_each_symbol_rcu(Some(module_symbol), (&raw mut find).cast())
     };
     // Not found first: without modules the walk itself fails with `EOPNOTSUPP`.
     let addr = find.addr.ok_or(ENOENT)?;
