@@ -15,8 +15,8 @@
 //! - `bpf_iter`: the `iter/ksym` BPF iterator target (`CONFIG_BPF_SYSCALL`).
 //!
 //! Every callback gets the iterator state through `seq_file::private`, which `seq_file`'s mutex
-//! (or kdb, stopping every other CPU) keeps to one thread: `&mut` to it is sound. The one other
-//! reader, the KALLSYMS_QUERY ioctl (`show_value`), takes that mutex too.
+//! (or kdb, stopping every other CPU) keeps to one thread: `&mut` to it is sound. The
+//! KALLSYMS_QUERY ioctl reads a copy of `show_value` kept beside it (`proc.rs`).
 //!
 //! See `Documentation/bpf/bpf_ksym.rst`.
 

@@ -49,8 +49,11 @@ struct bpf_iter__ksym {
 struct cred;
 struct file;
 
-/* The KALLSYMS_QUERY ioctl of /proc/kallsyms (kernel/kallsyms.c). */
-long kallsyms_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
+/*
+ * The KALLSYMS_QUERY ioctl of /proc/kallsyms (kernel/kallsyms.c), for an
+ * opener that may see addresses if @show_value.
+ */
+long kallsyms_query_ioctl(bool show_value, unsigned int cmd, unsigned long arg);
 
 #ifdef CONFIG_BPF_KSYM_RUST
 /*
