@@ -227,9 +227,10 @@ unsafe fn iter_after<'a>(
     _rcu: &'a rcu::Guard,
 ) -> impl Iterator<Item = &'a Ksym> {
     let head = LIST.0.get();
-    // SAFETY: `start` is valid, per the safety requirements; racing with writers, hence
-    // volatile, as `rcu_dereference()`.
-    let mut pos = unsafe { core::ptr::read_volatile(&raw const (*start).next) };
+    // SAFETY: `start` is valid and aligned, per the safety requirements; writers store `next`
+    // with `WRITE_ONCE()` (`list_add_tail_rcu()`, `list_del_rcu()`): a marked load, as
+    // `rcu_dereference()` (an acquire where the architecture needs one), does not race.
+    let mut pos = unsafe { Atomic::from_ptr(&raw mut (*start).next) }.load(Relaxed);
     core::iter::from_fn(move || {
         if pos == head {
             return None;
@@ -238,7 +239,7 @@ unsafe fn iter_after<'a>(
         // stays valid until the caller's RCU read section ends.
         let ksym = unsafe { Ksym::from_lnode(pos) };
         // SAFETY: As above; `next` stays valid even after `list_del_rcu()`.
-        pos = unsafe { core::ptr::read_volatile(&raw const (*pos).next) };
+        pos = unsafe { Atomic::from_ptr(&raw mut (*pos).next) }.load(Relaxed);
         Some(ksym)
     })
 }

@@ -33,13 +33,17 @@ declare -A CHANGE=(
 	# Other architectures Rust builds for, cross-built with LLVM: our options
 	# with the KUnit suites, compiled for that target (at 32 bits on arm).
 	[arm64]=''
+	# arm64 with ThinLTO, where C's READ_ONCE() becomes an acquire load (the compiler may break
+	# the address dependencies readers rely on): the Rust readers' marked loads go through the
+	# same C atomics. Matrix entries have no BTF, which RUST does not allow with LTO.
+	[arm64-lto]=$'# CONFIG_LTO_NONE is not set\nCONFIG_LTO_CLANG_THIN=y'
 	# ARMv7, the 32-bit ARM Rust supports (HAVE_RUST needs CPU_32v7), with its JIT.
 	[arm]=$'CONFIG_MMU=y\nCONFIG_ARCH_MULTI_V7=y\n# CONFIG_ARCH_MULTI_V6 is not set\nCONFIG_AEABI=y\nCONFIG_VFP=y'
 	[riscv64]=''
 	[loongarch64]=''
 )
 # The architecture (kbuild's ARCH) of each entry; the others are $ARCH's.
-declare -A ENTRY_ARCH=([arm64]=arm64 [arm]=arm [riscv64]=riscv [loongarch64]=loongarch)
+declare -A ENTRY_ARCH=([arm64]=arm64 [arm64-lto]=arm64 [arm]=arm [riscv64]=riscv [loongarch64]=loongarch)
 # Entries that are also booted, without an initramfs, for their KUnit suites (the registry's,
 # the iterator's, KALLSYMS_QUERY's, the latch tree's, the doctests), which run before init:
 # the image to build, and QEMU. 32-bit ARM boots in seconds, and its suites are the cheapest
@@ -48,7 +52,7 @@ declare -A KUNIT_IMAGE=([arm]=zImage)
 declare -A KUNIT_QEMU=([arm]="qemu-system-arm -machine virt -cpu cortex-a15")
 KUNIT_SUITES=(rust_rbtree_latch rust_doctests_kernel bpf_ksym kallsyms_query kallsyms_iter)
 ORDER=(ours no-bpf-syscall no-modules no-bpf-jit no-kallsyms-all no-kunit no-iter-sections no-rust
-	no-initrd cfi kdb no-multiuser no-module-unload compat arm64 arm riscv64 loongarch64)
+	no-initrd cfi kdb no-multiuser no-module-unload compat arm64 arm64-lto arm riscv64 loongarch64)
 # What each entry must have, or the line would claim a build of code that was
 # configured out (e.g. RUST dropped because rustc cannot do kCFI).
 both='RUST=y BPF_KSYM_RUST=y KALLSYMS_QUERY=y'
@@ -75,6 +79,7 @@ for n in "${!ENTRY_ARCH[@]}"; do
 		KALLSYMS_ITER_KUNIT_TEST=y KALLSYMS_ITER_C_REFERENCE=y BPF_KSYM_BENCH=y"
 done
 REQUIRE[arm]+=" CPU_32v7=y"
+REQUIRE[arm64-lto]+=" LTO_CLANG_THIN=y"
 read -r -a names <<<"${CONFIGS:-${ORDER[*]}}"
 for n in "${names[@]}"; do
 	[ -n "${CHANGE[$n]+set}" ] || die "unknown configuration '$n' (known: ${ORDER[*]})"

@@ -18,7 +18,13 @@
 
 use crate::{
     bindings,
-    sync::rcu,
+    sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        rcu, //
+    },
     types::Opaque, //
 };
 use core::{
@@ -278,9 +284,12 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// `_rcu` keeps every item it may reach live.
     #[inline]
     fn find_in(&self, idx: usize, key: &T::Key, _rcu: &rcu::Guard) -> Option<*const T> {
-        // SAFETY: `rb_root(idx)` is valid; the read may race with a writer, hence volatile, as
-        // C's `rcu_dereference_raw()`.
-        let mut node = unsafe { ptr::read_volatile(&raw const (*self.rb_root(idx)).rb_node) };
+        // SAFETY: `rb_root(idx)` is valid and aligned; writers store its pointer with
+        // `WRITE_ONCE()` (`lib/rbtree.c` keeps every link lockless readers follow so): a marked
+        // load, C's `rcu_dereference_raw()` (an acquire where the architecture needs one, as
+        // arm64 with LTO does), does not race.
+        let mut node =
+            unsafe { Atomic::from_ptr(&raw mut (*self.rb_root(idx)).rb_node) }.load(Relaxed);
         while !node.is_null() {
             // SAFETY: `node` was reached from copy `idx`, so it is the copy-`idx` node of a
             // linked item.
@@ -290,13 +299,13 @@ impl<T: LatchTreeItem> LatchTree<T> {
             // of their nodes.
             let next = unsafe {
                 match (*item).compare(key) {
-                    Ordering::Less => &raw const (*node).rb_left,
-                    Ordering::Greater => &raw const (*node).rb_right,
+                    Ordering::Less => &raw mut (*node).rb_left,
+                    Ordering::Greater => &raw mut (*node).rb_right,
                     Ordering::Equal => return Some(item),
                 }
             };
-            // SAFETY: `next` points into the live node `node`; racy as above.
-            node = unsafe { ptr::read_volatile(next) };
+            // SAFETY: `next` points into the live node `node`, aligned; marked as above.
+            node = unsafe { Atomic::from_ptr(next) }.load(Relaxed);
         }
         None
     }
