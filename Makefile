@@ -17,6 +17,7 @@
 #   make soak                churn, readers and batch queries for SOAK_S seconds on the
 #                            normal kernel, checked every minute (symbols left behind,
 #                            generation, memory)
+#   make stress              the stress test STRESS_RUNS times back to back in one boot
 #   make shell               boot the same kernel to a guest shell
 #   make bench               the Rust registry against mainline C, every figure
 #   make bench-query         KALLSYMS_QUERY against parsing /proc/kallsyms
@@ -56,6 +57,7 @@
 #   FUZZ_SEED=1              the fuzzer's seed
 #   SOAK_S=3600              seconds make soak runs (whole minutes: a checkpoint each)
 #   SOAK_GROWTH_KB=4096      how far make soak lets each memory figure grow (kB)
+#   STRESS_RUNS=20           runs of make stress
 #   BENCH_N=1,100,...        numbers of BPF symbols make bench measures at
 #   BENCH_RUNS=3             make bench's boots per kernel and mode
 #   BENCH_MODES=icount,tcg   make bench's modes
@@ -106,9 +108,10 @@ FUZZ_INPUTS ?= 1000000
 FUZZ_SEED ?= 1
 SOAK_S ?= 3600
 SOAK_GROWTH_KB ?= 4096
+STRESS_RUNS ?= 20
 
 .PHONY: all help deps source tree config kernel initramfs build run test test-all shell clean \
-	distclean test-debug results test-faults test-kcsan test-upstream test-upstream-all fuzz soak configs series \
+	distclean test-debug results test-faults test-kcsan test-upstream test-upstream-all fuzz soak stress configs series \
 	series-check refresh-patch lint bench bench-query
 
 # Plain `make` only prints help: building takes a while and installs packages.
@@ -243,6 +246,14 @@ soak: build
 		GUEST_CMDLINE="ksym_soak=$(SOAK_S) SOAK_GROWTH_KB=$(SOAK_GROWTH_KB)" \
 		timed boot bash $(S)/boot.sh soak'
 	@python3 $(S)/results.py --variant $(FLAVOR) $(BUILD)/guest-$(FLAVOR)-soak.log
+
+# The stress test (every reader, generation calls included, under churn) STRESS_RUNS
+# times back to back in one boot: a run that hangs (the kselftest timeout), fails or
+# splats fails it. Not in CI.
+stress: build
+	@bash -c '. $(S)/lib.sh; GUEST_TIMEOUT=$$(($(STRESS_RUNS) * 180 + 300)) \
+		GUEST_CMDLINE="ksym_stress_runs=$(STRESS_RUNS)" timed boot bash $(S)/boot.sh stress'
+	@python3 $(S)/results.py --variant $(FLAVOR) $(BUILD)/guest-$(FLAVOR)-stress.log
 
 # Rust against C: in-kernel lookups and add/del, full /proc/kallsyms reads,
 # KALLSYMS_QUERY, program load+unload, at N = 1 .. 30,000 BPF symbols, in

@@ -15,7 +15,7 @@ arch_arg=
 [ "$mode" = test ] && GUEST_CMDLINE="bpf_ksym_bench.max_n=1000 bpf_ksym_bench.lookups=10000 ${GUEST_CMDLINE:-}"
 # The test boot runs the built-in KUnit suites and counts them; the fuzz, fault, soak and
 # demo boots of the same kernel would only run them again (minutes on a KASAN kernel under TCG).
-case $mode in fuzz | faults | soak | run) GUEST_CMDLINE="kunit.enable=0 ${GUEST_CMDLINE:-}" ;; esac
+case $mode in fuzz | faults | soak | stress | run) GUEST_CMDLINE="kunit.enable=0 ${GUEST_CMDLINE:-}" ;; esac
 # KASAN kernels boot with 4-level paging: QEMU's "max" CPU has LA57, and in
 # 7.3 identify_cpu() zeroes boot_cpu_data's capabilities (LA57 included) with
 # interrupts on, so an interrupt in that window sees KASAN's shadow bounds

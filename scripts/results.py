@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from markers import DEMO_END, FAULTS_END, FUZZ_END, KSELFTESTS_DONE, SOAK_END
+from markers import DEMO_END, FAULTS_END, FUZZ_END, KSELFTESTS_DONE, SOAK_END, STRESS_END
 
 TS = re.compile(r'^\[\s*\d+\.\d+\]\s?')
 # Any stack dump counts: some reports (allocation failures) have no WARNING/BUG line.
@@ -270,7 +270,8 @@ def scan(path, variant, corpus=None):
             last_said = line
             if m := re.match(r'^1\.\.(\d+)', line):
                 planned = int(m.group(1))
-        if line.startswith((KSELFTESTS_DONE, DEMO_END, FUZZ_END, FAULTS_END, SOAK_END)):
+        if line.startswith((KSELFTESTS_DONE, DEMO_END, FUZZ_END, FAULTS_END, SOAK_END,
+                            STRESS_END)):
             in_tap = False
             ended = True
             m = re.search(r'rc=(\d+)', line)

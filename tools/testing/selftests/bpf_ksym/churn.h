@@ -468,4 +468,92 @@ static void *read_batch(void *arg)
 	return NULL;
 }
 
+/* Generations seen twice, and the BPF lines read under them compared. */
+static atomic_long generations_compared;
+
+/* The BPF lines of /proc/kallsyms at one generation. */
+struct snapshot {
+	__u64 generation;
+	__u64 hash;	/* FNV-1a of the BPF lines, in their order */
+	int lines;
+};
+
+/*
+ * Reads the BPF lines of /proc/kallsyms between two GENERATION calls on @kfd:
+ * true if both gave the same generation (no change overlapped the read, so
+ * @s lists the symbols of that generation); false if one did or a call failed.
+ */
+static bool take_snapshot(int kfd, struct snapshot *s)
+{
+	__u64 before, hash = 1469598103934665603ULL;
+	struct kallsyms_query q;
+	struct kline k;
+	const char *p;
+	char *buf;
+	FILE *f;
+
+	if (kq_query(kfd, &q, KALLSYMS_QUERY_GENERATION, 0, NULL, NULL, 0))
+		return false;
+	before = q.generation;
+	f = fopen("/proc/kallsyms", "r");
+	buf = malloc(1 << 16);
+	if (!f || !buf) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return false;
+	}
+	/* Few read() calls: the sooner it is read, the likelier no change overlaps it. */
+	setvbuf(f, buf, _IOFBF, 1 << 16);
+	s->lines = 0;
+	while (next_kline(f, &k)) {
+		char line[600];
+
+		if (strcmp(k.mod, "[bpf]"))
+			continue;
+		snprintf(line, sizeof(line), "%llx %s\n", k.addr, k.sym);
+		for (p = line; *p; p++)
+			hash = (hash ^ (unsigned char)*p) * 1099511628211ULL;
+		s->lines++;
+	}
+	fclose(f);
+	free(buf);
+	s->hash = hash;
+	if (kq_query(kfd, &q, KALLSYMS_QUERY_GENERATION, 0, NULL, NULL, 0))
+		return false;
+	s->generation = q.generation;
+	return q.generation == before;
+}
+
+/*
+ * The generation's promise, as a symbolizer's cache relies on it: two reads
+ * of the BPF symbols under the same generation list the same symbols.
+ */
+static void *check_generation(void *arg)
+{
+	struct snapshot seen[64], s;
+	int kfd = open("/proc/kallsyms", O_RDONLY), n = 0, i;
+
+	if (kfd < 0) {
+		BAD("open /proc/kallsyms: %s", strerror(errno));
+		return NULL;
+	}
+	while (!atomic_load(&stop)) {
+		if (!take_snapshot(kfd, &s))
+			continue;
+		for (i = 0; i < n && i < 64; i++) {
+			if (seen[i].generation != s.generation)
+				continue;
+			if (seen[i].hash != s.hash || seen[i].lines != s.lines)
+				BAD("generation %llu stood for two sets of BPF symbols (%d and %d lines)",
+				    s.generation, seen[i].lines, s.lines);
+			atomic_fetch_add(&generations_compared, 1);
+		}
+		seen[n++ % 64] = s;
+		atomic_fetch_add(&checked[BY_GENERATION], 1);
+	}
+	close(kfd);
+	return NULL;
+}
+
 #endif /* CHURN_H */
