@@ -62,6 +62,54 @@ for d in "${OVERLAY_DIRS[@]}"; do
 	fi
 done
 
+# Edits made in $SRC since it was last prepared (HACKING: edit there, then make refresh-patch)
+# that this run would overwrite or remove: stop, unless told to drop them. Edited: a file whose
+# content is not what the last run wrote (its sums), or, for a tree prepared before the sums
+# were kept, one changed since that run.
+edited() {
+	if [ -f "$SRC/.bpf_ksym_sums" ]; then
+		(cd "$SRC" && LC_ALL=C sha256sum --quiet -c .bpf_ksym_sums 2>/dev/null | sed -n 's/: FAILED.*$//p')
+	else
+		while read -r f; do
+			if [ "$SRC/$f" -nt "$SRC/.bpf_ksym_tree" ]; then echo "$f"; fi
+		done <"$owned_now"
+	fi
+}
+if [ "${BPF_KSYM_DISCARD_EDITS:-0}" != 1 ]; then
+	lost=()
+	while read -r f; do
+		[ -n "$f" ] || continue
+		if [ -e "$stage/$f" ]; then
+			cmp -s "$stage/$f" "$SRC/$f" || lost+=("$f")
+		elif grep -qxF -- "$f" "$owned_now"; then
+			# Owned last time, owned no longer: the copy below removes it (or puts pristine's back).
+			lost+=("$f")
+		fi
+	done < <(edited)
+	if [ ${#lost[@]} -gt 0 ]; then
+		printf 'error: %d file(s) of %s were edited since it was prepared, and preparing it again\n' \
+			"${#lost[@]}" "$SRC" >&2
+		printf 'would overwrite or remove them:\n' >&2
+		for f in "${lost[@]}"; do
+			by=()
+			while read -r p; do
+				case "$p" in '' | '#'*) continue ;; esac
+				grep -qxF -- "+++ b/$f" "$ROOT/patches/$p" && by+=("$p")
+			done <"$ROOT/patches/series"
+			if [ ${#by[@]} -gt 0 ]; then
+				printf '    %s  (changed by %s: keep it with make refresh-patch P=<the patch the edit belongs to>)\n' \
+					"$f" "${by[*]}" >&2
+			elif [ -e "$stage/$f" ]; then
+				printf "    %s  (overlay: keep it with cp '%s' '%s')\n" "$f" "$SRC/$f" "$ROOT/$f" >&2
+			else
+				printf '    %s  (no longer in the repository or a patch: copy it somewhere first)\n' "$f" >&2
+			fi
+		done
+		printf 'Or drop the edits: run the same make command with BPF_KSYM_DISCARD_EDITS=1.\n' >&2
+		exit 1
+	fi
+fi
+
 # Copy in by content; remove what we no longer own and pristine lacks.
 changed=$(rsync -rlc --out-format='%n' "$stage/" "$SRC/" | grep -v '/$' || true)
 while read -r f; do
@@ -72,6 +120,10 @@ while read -r f; do
 	fi
 done <"$owned_now"
 (cd "$stage" && find . -type f | sed 's|^\./||') | sort >"$SRC/.bpf_ksym_tree"
+# What this run wrote (the staged content, not what $SRC holds by now), for the next to tell
+# edits made in $SRC since.
+(cd "$stage" && xargs -r -d '\n' sha256sum -- <"$SRC/.bpf_ksym_tree") >"$SRC/.bpf_ksym_sums.new"
+mv "$SRC/.bpf_ksym_sums.new" "$SRC/.bpf_ksym_sums"
 rm -f "$owned_now"
 n=$(printf '%s\n' "$changed" | grep -c . || true)
 note "tree: $SRC ($n file(s) updated)"

@@ -81,7 +81,7 @@ for p in "${patches[@]}"; do
 	lines+=("$(printf '%-70.70s %-7s %-6s %s' "$n" "$applied" "$built" "$cp")")
 done
 
-diff_out=$(diff -rq -x .git -x .bpf_ksym_tree -x .bpf_ksym_pristine -x .complete -x ".checkpatch-camelcase.*" "$TREE" "$BUILD/src" || true)
+diff_out=$(diff -rq -x .git -x .bpf_ksym_tree -x .bpf_ksym_pristine -x .bpf_ksym_sums -x .complete -x ".checkpatch-camelcase.*" "$TREE" "$BUILD/src" || true)
 step "series-check: $(git -C "$TREE" rev-list --count "$base..HEAD") patches on linux-$KVER"
 printf '%-70s %-7s %-6s %s\n' patch applied built checkpatch
 printf '%s\n' "${lines[@]}"
