@@ -1,9 +1,12 @@
 # bpf_ksym: build, boot and test a 7.3 kernel whose BPF ksym registry is Rust.
 #
-#   make help                this text (plain `make` prints it too)
+#   make help                this text (plain `make` prints it too; make all is make test)
+#   make doctor              what this machine has and lacks, and what make run would
+#                            install; installs nothing, needs no root, takes seconds
 #   make run                 build, boot, show BPF programs in /proc/kallsyms and perf frames
 #   make test                build, boot, run every suite; last line "N passed, N failed"
-#   make test-all            make test for the Rust and the C registry (what CI runs)
+#   make test-all            make test for the Rust and the C registry, and the demo
+#                            (CI, .ci/run, runs make lint, test-all and test-debug)
 #                            (these, shell and bench also with ARCH=arm64)
 #   make test-debug          the suites on a lockdep/KASAN/kmemleak kernel, a longer
 #                            stress run and 1M KALLSYMS_QUERY fuzz inputs
@@ -24,11 +27,15 @@
 #   make build               install, fetch, patch, configure, build (no boot)
 #   make deps, source, tree, config, kernel, initramfs
 #                            one stage of make build (and the stages it needs)
-#   make configs             build vmlinux in every config matrix entry (CONFIGS=...),
-#                            arm64, arm, riscv64 and loongarch64 entries included
+#   make configs             build vmlinux in every config matrix entry (CONFIGS=...;
+#                            the list: ORDER in scripts/configs.sh), arm64, arm64-lto,
+#                            arm, riscv64 and loongarch64 entries included
 #   make lint                shellcheck, rustfmt, checkpatch on the series, ksym-query's
-#                            fmt/clippy, blazesym's tests with tools/blazesym's patches,
-#                            htmldocs of our pages, results.py's unit tests
+#                            fmt/clippy/tests, blazesym's tests with tools/blazesym's
+#                            patches, htmldocs of our pages, the uapi header's kernel-doc
+#                            against the code, the paths documents name, the Kconfig
+#                            wiring, the benchmark figures, the example programs, the
+#                            scripts' unit tests (each: scripts/lint.sh's header)
 #   make series              the work as git format-patch series in build/series/
 #   make series-check        git am it on pristine 7.3, build and checkpatch every patch
 #   make refresh-patch P=<patch>
@@ -73,6 +80,11 @@
 #   KVER=7.3                 kernel version fetched (the patches are 7.3's)
 #   JOBS=2                   cargo's -j for tools/blazesym (initramfs, lint)
 #   REPATCH=1                make lint: apply tools/blazesym's patches again
+#   BPF_KSYM_SEED=0          build the C registry's kernel from nothing, not from the
+#                            Rust kernel's objects
+#   BPF_KSYM_DISCARD_EDITS=1 let a build put the patched content back over files edited
+#                            in build/src (without it, the build stops and lists them)
+#   KVM_PROBE_S=20           seconds the KVM probe waits for the kernel's first line
 #
 # Every stage prints what it does and how long it took; see README.md.
 
@@ -110,7 +122,7 @@ SOAK_S ?= 3600
 SOAK_GROWTH_KB ?= 4096
 STRESS_RUNS ?= 20
 
-.PHONY: all help deps source tree config kernel initramfs build run test test-all shell clean \
+.PHONY: all help doctor deps source tree config kernel initramfs build run test test-all shell clean \
 	distclean test-debug results test-faults test-kcsan test-upstream test-upstream-all fuzz soak stress configs series \
 	series-check refresh-patch lint bench bench-query
 
@@ -122,6 +134,9 @@ help:
 	@sed -n '1,/^[^#]/s/^#\( \|$$\)//p' $(firstword $(MAKEFILE_LIST))
 
 all: test
+
+doctor:
+	@bash $(S)/doctor.sh
 
 deps:
 	@bash -c '. $(S)/lib.sh; timed install-deps bash $(S)/install-deps.sh'

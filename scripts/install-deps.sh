@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install everything the build, the guest and the tests need, from the package
 # registries only.  Idempotent: a second run checks and returns in seconds.
-# Facts behind each step: ../shared/notes/toolchain.md.
+# Why these versions: clang/lld 22 match rustc 1.95's LLVM (CONFIG_RUST_INLINE_HELPERS);
+# the kernel wants bindgen 0.71.1 or newer (scripts/min-tool-version.sh): bindgen-cli comes
+# from crates.io.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
