@@ -100,9 +100,10 @@ pub struct Symbol {
     pub name: String,
     /// Its first address.
     pub start: u64,
-    /// Its size in bytes. From the text fallback, the distance to the next symbol (0 for the
-    /// last one): see [`Symbol::exact`].
-    pub size: u64,
+    /// Its size in bytes: the kernel's, or from the text fallback the distance to the next
+    /// symbol of the same owner; `None` where the text cannot know it (a BPF symbol, the last
+    /// symbol of vmlinux or of a module). See [`Symbol::exact`].
+    pub size: Option<u64>,
     /// Module name, `bpf`, or empty for vmlinux.
     pub owner: String,
     /// What it is. The text fallback cannot tell a BPF subprogram from a program, nor a
@@ -118,19 +119,19 @@ pub struct Symbol {
 }
 
 impl Symbol {
-    /// `name+0xoff/0xsize [owner]`, as `%pS` prints a frame (owner `vmlinux` for the kernel).
+    /// `name+0xoff/0xsize [owner]`, as `%pS` prints a frame (owner `vmlinux` for the kernel);
+    /// `name+0xoff/? [owner]` where the size is unknown.
     pub fn frame(&self, addr: u64) -> String {
         let owner = if self.owner.is_empty() {
             "vmlinux"
         } else {
             &self.owner
         };
-        format!(
-            "{}+0x{:x}/0x{:x} [{owner}]",
-            self.name,
-            addr - self.start,
-            self.size
-        )
+        let off = addr - self.start;
+        match self.size {
+            Some(size) => format!("{}+0x{off:x}/0x{size:x} [{owner}]", self.name),
+            None => format!("{}+0x{off:x}/? [{owner}]", self.name),
+        }
     }
 }
 
@@ -178,7 +179,9 @@ impl std::fmt::Display for Error {
             }
             Error::NotPermitted => write!(
                 f,
-                "kernel addresses are hidden from you: run as root, or lower kptr_restrict (EPERM)"
+                "kernel addresses are hidden from you: the kernel shows them to openers with \
+                 CAP_SYSLOG while kernel.kptr_restrict is 0 or 1, and to everyone while \
+                 kptr_restrict is 0 and kernel.perf_event_paranoid is 1 or less (EPERM)"
             ),
             Error::Io(e) => match e.raw_os_error() {
                 // "Bad address (os error 14)" becomes "Bad address (EFAULT)".
@@ -272,7 +275,7 @@ impl Kallsyms {
             #[cfg(test)]
             Backend::Mock(_) => &[],
             Backend::Text(_) => &[
-                "exact size (the text has none: the distance to the next symbol instead)",
+                "exact size (the text has none: the distance to the next symbol of the same owner, and none for BPF images and the last symbol of an owner)",
                 "BPF program id",
                 "BPF subprogram index (subprograms look like programs)",
                 "freed module init functions (they look like module functions)",
@@ -447,7 +450,8 @@ fn symbol(
     Symbol {
         name,
         start,
-        size,
+        // The kernel's: known for every symbol, 0 included.
+        size: Some(size),
         owner,
         kind,
         prog_id: (prog_id != 0).then_some(prog_id as u32),
@@ -611,8 +615,10 @@ mod tests {
 
     #[test]
     fn from_text_answers_like_the_file() {
-        let k = Kallsyms::from_text("ffffffff81000000 T _text\nffffffff81000100 T f\n".as_bytes())
-            .unwrap();
+        let k = Kallsyms::from_text(
+            "ffffffff81000000 T _text\nffffffff81000100 T f\nffffffff81000200 T g\n".as_bytes(),
+        )
+        .unwrap();
         assert!(!k.uses_ioctl());
         assert_eq!(k.by_name("f").unwrap(), 0xffffffff81000100);
         assert_eq!(k.by_addr(0xffffffff81000104).unwrap().name, "f");

@@ -35,6 +35,16 @@ commands:
                   that a failed lookup left unnamed, are copied as they are,
                   and so is every other byte (line ends, non-UTF-8 text)
 
+without the ioctl (--text, or a kernel without KALLSYMS_QUERY), what the text
+can say: a vmlinux or module symbol ends where the next symbol of its owner
+starts; BPF symbols and the last symbol of vmlinux or of a module have no size
+in the text ('/?'); an address past the last symbol of vmlinux or a module is
+not found; one after a BPF image (or ftrace or kprobe trampoline) is named after
+it up to the next symbol, or for the last up to the end of its 2 MiB, even in a
+gap after the image; of names at one address, the first in the file; kinds from
+the owner column and BPF name prefixes (never bpf_subprog or module_init); no
+ids
+
 options (anywhere on the line; '--' ends them):
   --text          parse /proc/kallsyms instead of using the KALLSYMS_QUERY ioctl
   -v, --verbose   addr, symbolize: add '<kind id=N subprog=N>', what the symbol
@@ -46,8 +56,10 @@ exit status:
   0  success (symbolize: also when some addresses have no symbol)
   1  not found: no such symbol, or no symbol covers the address (ENOENT)
   2  usage error
-  3  not permitted: kernel addresses are hidden from you (EPERM: run as root,
-     or lower kernel.kptr_restrict), or /proc/kallsyms cannot be read (EACCES)
+  3  not permitted: kernel addresses are hidden from you (EPERM: the kernel
+     shows them to openers with CAP_SYSLOG while kernel.kptr_restrict is 0 or
+     1, and to everyone while it is 0 and kernel.perf_event_paranoid is 1 or
+     less), or /proc/kallsyms cannot be read (EACCES)
   4  any other error: a name at several addresses (EADDRNOTAVAIL), a name too
      long (ENAMETOOLONG), a failed lookup, an I/O error
 ";
@@ -529,7 +541,9 @@ mod tests {
 ffffffff81000000 T _text
 ffffffff81000100 T first_func
 ffffffff81000200 t second_func
+ffffffff81000300 T _etext
 ffffffffc0000000 t mod_func\t[some_mod]
+ffffffffc0000100 t mod_exit\t[some_mod]
 ffffffffc0100000 t bpf_prog_0123456789abcdef_prog\t[bpf]
 ffffffffc0100800 t bpf_trampoline_6442450944\t[bpf]
 ";
@@ -550,8 +564,8 @@ ffffffffc0100800 t bpf_trampoline_6442450944\t[bpf]
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "ffffffff81000200 second_func\n\
-             mod_func+0x10/0x100000 [some_mod] <module>\n\
-             mod_func+0x10/0x100000 [some_mod]\n"
+             mod_func+0x10/0x100 [some_mod] <module>\n\
+             mod_func+0x10/0x100 [some_mod]\n"
         );
         let mut out = Vec::new();
         assert_eq!(
@@ -601,8 +615,8 @@ ffffffffc0100800 t bpf_trampoline_6442450944\t[bpf]
     fn symbolize_writes_each_line_before_reading_on() {
         let out = Rc::new(RefCell::new(Vec::new()));
         let first = "at first_func+0x4/0x100 [vmlinux]\n";
-        let next = "second_func+0x0/0x3efffe00 [vmlinux], 0x1000\r\nno address\n";
-        let last = "partial line bpf_prog_0123456789abcdef_prog+0x10/0x800 [bpf]";
+        let next = "second_func+0x0/0x100 [vmlinux], 0x1000\r\nno address\n";
+        let last = "partial line bpf_prog_0123456789abcdef_prog+0x10/? [bpf]";
         let mut input = BufReader::new(Pipe {
             chunks: VecDeque::from([
                 ("".to_string(), "at ffffffff81000104\n"),
@@ -638,7 +652,7 @@ ffffffffc0100800 t bpf_trampoline_6442450944\t[bpf]
         assert_eq!(
             out,
             b"\xff first_func+0x4/0x100 [vmlinux] \xfe\r\n\r\n\
-              last second_func+0x0/0x3efffe00 [vmlinux]"
+              last second_func+0x0/0x100 [vmlinux]"
         );
     }
 
@@ -655,14 +669,16 @@ ffffffffc0100800 t bpf_trampoline_6442450944\t[bpf]
 
     #[test]
     fn symbolize_verbose_says_what_each_symbol_is() {
-        let mut input = BufReader::new("ffffffffc0100810 ffffffffc0000000\n".as_bytes());
+        // The trampoline is the file's last symbol: past the end of its 2 MiB it cannot be placed.
+        let mut input =
+            BufReader::new("ffffffffc0100810 ffffffffc0200000 ffffffffc0000000\n".as_bytes());
         let mut out = Vec::new();
         let mut sym = Symbolizer::new(kallsyms());
         assert_eq!(symbolize(&mut sym, &mut input, &mut out, true).unwrap(), 0);
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "bpf_trampoline_6442450944+0x10/0x0 [bpf] <bpf_trampoline> \
-             mod_func+0x0/0x100000 [some_mod] <module>\n"
+            "bpf_trampoline_6442450944+0x10/? [bpf] <bpf_trampoline> ffffffffc0200000 \
+             mod_func+0x0/0x100 [some_mod] <module>\n"
         );
     }
 }

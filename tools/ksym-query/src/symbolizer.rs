@@ -263,7 +263,9 @@ ffffffff81000000 T _text
 ffffffff81000100 T first_func
 ffffffff81000200 t second_func
 ffffffff81000300 t third_func
+ffffffff81000400 t _etext
 ffffffffc0000000 t mod_func\t[some_mod]
+ffffffffc0000100 t mod_func_2\t[some_mod]
 ";
 
     fn names(answers: &[Symbolized]) -> Vec<String> {

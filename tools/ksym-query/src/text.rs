@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The fallback: `/proc/kallsyms` read once and sorted, as symbolizers without the ioctl do.
 //!
-//! The text has no sizes, so an address past the end of a symbol (an unloaded BPF program, a
-//! gap between images) gets the nearest symbol below it; it has no program ids or subprogram
-//! indexes either. [`crate::Kallsyms::unknowable`] lists what this cannot know.
+//! The text has no sizes. A vmlinux or module symbol ends where the next symbol of the same owner
+//! starts (the size the kernel itself gives it); the last symbol of an owner has no known end,
+//! and a BPF image (or an ftrace or kprobe trampoline, owner `__builtin__*`) none at all: their
+//! sizes are unknown, and an address the text cannot place is not found. An address after an
+//! image is given that image, size unknown, up to the next symbol of any owner, or for the last
+//! one up to the end of its 2 MiB (the chunk the BPF JIT packs images in), though it may lie in
+//! a gap after the image. The text has no program ids or subprogram indexes either.
+//! [`crate::Kallsyms::unknowable`] lists what this cannot know.
 
 use crate::raw::NAME_LEN;
 use crate::{Error, Kind, Symbol};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
+
+/// The chunk the BPF JIT packs images in (`BPF_PROG_PACK_SIZE` on x86-64): the farthest an
+/// image after the last symbol is taken to reach.
+const CHUNK: u64 = 2 << 20;
 
 /// A sorted copy of the text file.
 pub(crate) struct Table {
@@ -36,6 +45,11 @@ impl Table {
             if let Ok(addr) = u64::from_str_radix(addr, 16) {
                 syms.push((addr, name.to_string(), owner.to_string()));
             }
+        }
+        if syms.is_empty() {
+            return Err(Error::Io(std::io::Error::other(
+                "no symbols in the kallsyms text",
+            )));
         }
         if syms.iter().all(|s| s.0 == 0) {
             return Err(Error::NotPermitted);
@@ -68,15 +82,33 @@ impl Table {
             .unwrap_or(Err(Error::NotFound))
     }
 
-    /// The nearest symbol at or below `addr`: right inside a symbol, wrong past its end.
+    /// The symbol that covers `addr`, as far as the text can tell (see the module
+    /// documentation): the nearest at or below it, the first in the file of those at its
+    /// address.
     pub(crate) fn by_addr(&self, addr: u64) -> Option<Symbol> {
         let i = self.syms.partition_point(|s| s.0 <= addr);
-        let s = self.syms.get(i.checked_sub(1)?)?;
-        let next = self.syms[i..].iter().find(|n| n.0 > s.0).map_or(0, |n| n.0);
+        let at = self.syms.get(i.checked_sub(1)?)?.0;
+        let s = &self.syms[self.syms.partition_point(|s| s.0 < at)];
+        let above = &self.syms[i..];
+        let image = s.2 == "bpf" || s.2.starts_with("__builtin__");
+        let size = if image {
+            None
+        } else {
+            above.iter().find(|n| n.2 == s.2).map(|n| n.0 - s.0)
+        };
+        let placed = match size {
+            Some(size) => addr - s.0 < size,
+            // An image up to the next symbol, or the end of its chunk; the last symbol of an
+            // owner only at its start.
+            None => addr == s.0 || (image && (!above.is_empty() || addr / CHUNK == s.0 / CHUNK)),
+        };
+        if !placed {
+            return None;
+        }
         Some(Symbol {
             name: s.1.clone(),
             start: s.0,
-            size: next.saturating_sub(s.0),
+            size,
             owner: s.2.clone(),
             kind: kind_from_text(&s.1, &s.2),
             prog_id: None,
@@ -121,20 +153,83 @@ ffffffffc0101000 t bpf_dispatcher_xdp\t[bpf]
         let s = table().by_addr(0xffffffff81000150).unwrap();
         assert_eq!(
             (s.name.as_str(), s.start, s.size),
-            ("first_func", 0xffffffff81000100, 0x100)
+            ("first_func", 0xffffffff81000100, Some(0x100))
         );
         assert_eq!((s.kind, s.exact), (Kind::Vmlinux, false));
         assert!(table().by_addr(0x1000).is_none());
     }
 
     #[test]
+    fn a_symbol_ends_at_the_next_one_of_its_owner() {
+        // second_func is vmlinux's last symbol here: its end is unknown, so only its own address
+        // is placed, never the 1 GiB up to the module that follows it in the file.
+        let t = table();
+        let s = t.by_addr(0xffffffff81000200).unwrap();
+        assert_eq!((s.name.as_str(), s.size), ("second_func", None));
+        assert_eq!(s.frame(0xffffffff81000200), "second_func+0x0/? [vmlinux]");
+        assert!(t.by_addr(0xffffffff81000201).is_none());
+        assert!(t.by_addr(0xffffffff90000000).is_none());
+        // A module's last symbol likewise.
+        assert_eq!(t.by_addr(0xffffffffc0000000).unwrap().size, None);
+        assert!(t.by_addr(0xffffffffc0000010).is_none());
+    }
+
+    #[test]
+    fn bpf_symbols_have_no_size_and_the_last_one_no_end() {
+        let t = table();
+        let s = t.by_addr(0xffffffffc0100010).unwrap();
+        assert_eq!(
+            (s.name.as_str(), s.size),
+            ("bpf_prog_0123456789abcdef_prog", None)
+        );
+        assert_eq!(
+            s.frame(0xffffffffc0100010),
+            "bpf_prog_0123456789abcdef_prog+0x10/? [bpf]"
+        );
+        // The last symbol of the file reaches the end of its 2 MiB, no farther: past it, not
+        // placed, as the ioctl says.
+        assert_eq!(
+            t.by_addr(0xffffffffc0101010).unwrap().name,
+            "bpf_dispatcher_xdp"
+        );
+        assert_eq!(
+            t.by_addr(0xffffffffc01fffff).unwrap().name,
+            "bpf_dispatcher_xdp"
+        );
+        assert!(t.by_addr(0xffffffffc0200000).is_none());
+        assert!(t.by_addr(0xffffffffffffffff).is_none());
+        // An ftrace trampoline likewise has no size.
+        let text = format!("{TEXT}ffffffffc0300000 t ftrace_trampoline\t[__builtin__ftrace]\n");
+        let t = Table::parse(text.as_bytes()).unwrap();
+        assert_eq!(t.by_addr(0xffffffffc0300010).unwrap().size, None);
+    }
+
+    #[test]
+    fn of_symbols_at_one_address_the_first_in_the_file_answers() {
+        let text = "\
+ffffffff81000000 T _text
+ffffffff81000100 T first_name
+ffffffff81000100 T alias_name
+ffffffff81000200 T next_func
+";
+        let t = Table::parse(text.as_bytes()).unwrap();
+        let s = t.by_addr(0xffffffff81000180).unwrap();
+        assert_eq!((s.name.as_str(), s.size), ("first_name", Some(0x100)));
+    }
+
+    #[test]
+    fn an_empty_file_is_not_hidden_addresses() {
+        assert!(matches!(Table::parse("".as_bytes()), Err(Error::Io(_))));
+    }
+
+    #[test]
     fn kinds_from_owner_and_name() {
         let t = table();
         let kind = |a| t.by_addr(a).unwrap().kind;
-        assert_eq!(kind(0xffffffffc0000010), Kind::Module);
+        assert_eq!(kind(0xffffffffc0000000), Kind::Module);
         assert_eq!(kind(0xffffffffc0100010), Kind::BpfProg);
         assert_eq!(kind(0xffffffffc0100810), Kind::BpfTrampoline);
-        assert_eq!(kind(0xffffffffc0101010), Kind::BpfDispatcher);
+        assert_eq!(kind(0xffffffffc0101000), Kind::BpfDispatcher);
         assert_eq!(t.by_addr(0xffffffffc0100010).unwrap().prog_id, None);
     }
 
