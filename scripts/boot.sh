@@ -25,19 +25,21 @@ case $mode in fuzz | faults | soak | stress | run) GUEST_CMDLINE="kunit.enable=0
 # KVM where it boots this kernel. A /dev/kvm can fail in two ways seen on test hosts: QEMU
 # aborts setting MSR 0x10a on a host-model vCPU, or (a VM without nested VMX/SVM) the
 # firmware runs but the kernel never prints a line and QEMU spins at 100 % CPU until the
-# boot's timeout. So the probe boots this kernel under KVM, without an initramfs, and waits
-# KVM_PROBE_S seconds for its first console line (earlyprintk's "Linux version", within a
-# second under working KVM). Its answer is kept until the host reboots ($CACHE/kvm-probe,
-# keyed by the host's boot_id and the QEMU binary). GUEST_ACCEL=tcg skips the probe;
-# KVM_DEVICE (default /dev/kvm) is for the probe's tests.
+# boot's timeout. So the probe boots this kernel under KVM as the test boot does (two vCPUs)
+# but without an initramfs, and waits KVM_PROBE_S seconds for it to get as far as mounting
+# its root file system (the panic without one; a second or two under working KVM). Its answer
+# is kept until the host reboots ($CACHE/kvm-probe, keyed by the host's boot_id, the QEMU
+# binary and the kernel). GUEST_ACCEL=tcg skips the probe; KVM_DEVICE (default /dev/kvm) is
+# for the probe's tests.
 kvm_boots() {
 	local dev=${KVM_DEVICE:-/dev/kvm} limit=${KVM_PROBE_S:-20} qemu key memo out pid rc=1 i
+	local booted='VFS: Unable to mount root'
 	if ! [ -c "$dev" ] || ! [ -r "$dev" ] || ! [ -w "$dev" ]; then
 		why="no usable $dev"
 		return 1
 	fi
 	qemu=$(command -v qemu-system-x86_64) || { why="no qemu-system-x86_64"; return 1; }
-	key="$(cat /proc/sys/kernel/random/boot_id) $qemu"
+	key="$(cat /proc/sys/kernel/random/boot_id) $qemu $(stat -c '%s %Y' "$kernel")"
 	memo=$CACHE/kvm-probe
 	if [ -f "$memo" ] && [ "$(head -n 1 "$memo")" = "$key" ]; then
 		why=$(sed -n 3p "$memo")
@@ -45,30 +47,32 @@ kvm_boots() {
 		return
 	fi
 	out=$(mktemp)
-	note "probing KVM: booting the kernel under KVM for up to ${limit}s (once per host boot)"
-	"$qemu" -accel kvm -cpu host -machine pc -m 256 -display none -nodefaults -no-reboot \
-		-serial file:"$out" -kernel "$kernel" \
-		-append "earlyprintk=serial,ttyS0,115200 console=ttyS0 panic=-1" \
+	note "probing KVM: booting the kernel under KVM for up to ${limit}s (once per kernel and host boot)"
+	timeout -k 1 "$((limit + 5))" "$qemu" -accel kvm -cpu host -machine pc -smp 2 -m 512 \
+		-display none -nodefaults -no-reboot -serial file:"$out" -kernel "$kernel" \
+		-append "earlyprintk=serial,ttyS0,115200 console=ttyS0 panic=-1 kunit.enable=0" \
 		</dev/null >/dev/null 2>&1 &
 	pid=$!
-	why="the kernel printed nothing within ${limit}s under KVM"
+	why="the kernel did not get to mounting its root file system within ${limit}s under KVM"
 	# Quiet: bash would report QEMU's abort (SIGABRT) on a host where it cannot run the vCPU.
 	{
 		for ((i = 0; i < limit * 10; i++)); do
-			if grep -qa 'Linux version' "$out"; then rc=0 why=; break; fi
+			if grep -qa "$booted" "$out"; then rc=0 why=; break; fi
 			if ! kill -0 "$pid" 2>/dev/null; then
 				why="QEMU could not run a KVM guest"
-				grep -qa 'Linux version' "$out" && rc=0 why=
+				grep -qa "$booted" "$out" && rc=0 why=
 				break
 			fi
 			sleep 0.1
 		done
-		kill -9 "$pid" || true
+		# TERM: timeout passes it on to QEMU (and kills it a second later if need be).
+		kill "$pid" || true
 		wait "$pid" || true
 	} 2>/dev/null
 	rm -f "$out"
 	mkdir -p "$CACHE"
-	printf '%s\n%s\n%s\n' "$key" "$([ $rc = 0 ] && echo yes || echo no)" "$why" >"$memo"
+	printf '%s\n%s\n%s\n' "$key" "$([ $rc = 0 ] && echo yes || echo no)" "$why" >"$memo.$$"
+	mv "$memo.$$" "$memo"
 	return "$rc"
 }
 # The benchmarks' figures are TCG's (bench.py's icount mode needs it): they keep it.

@@ -17,9 +17,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
 # The fake QEMU. Under KVM it behaves as FAKE_KVM says: "silent" runs the firmware (its
-# banner on stdout, as SeaBIOS's debug port would) and then nothing, forever; "works"
-# prints the kernel's first line on the serial port; "abort" exits at once, as QEMU does
-# when it cannot set up the vCPU. Under TCG it prints a kernel line and the end of a run.
+# banner on stdout, as SeaBIOS's debug port would) and then nothing, forever; "stalls"
+# prints the kernel's first line and then nothing; "works" boots as far as the root file
+# system on the serial port; "abort" dies of SIGABRT at once, as QEMU does when it cannot set
+# up the vCPU. Under TCG it prints a kernel line and the end of a run.
 FAKE_QEMU = textwrap.dedent('''\
     #!/bin/bash
     kvm=0 serial=
@@ -34,10 +35,14 @@ FAKE_QEMU = textwrap.dedent('''\
     if [ $kvm = 1 ]; then
         case $FAKE_KVM in
         silent) echo "SeaBIOS (version fake)"; exec sleep 600 ;;
-        abort) echo "qemu: error: failed to set MSR 0x10a" >&2; exit 1 ;;
+        stalls) echo "Linux version fake" >"$serial"; exec sleep 600 ;;
+        abort) echo "qemu: error: failed to set MSR 0x10a" >&2; kill -ABRT $$ ;;
         esac
     fi
-    if [ -n "$serial" ]; then echo "Linux version fake" >"$serial"; exec sleep 600; fi
+    if [ -n "$serial" ]; then
+        printf 'Linux version fake\nVFS: Unable to mount root fs on unknown-block(0,0)\n' >"$serial"
+        exec sleep 600
+    fi
     echo "Linux version fake"
     echo "fake guest done"
 ''')
@@ -80,7 +85,7 @@ def boot(tmp_path, env, fake_kvm):
 def test_firmware_only_kvm_falls_back_to_tcg(host):
     tmp_path, env = host
     err, calls, log = boot(tmp_path, env, 'silent')
-    assert 'accelerator: TCG (the kernel printed nothing within 2s under KVM)' in err
+    assert 'accelerator: TCG (the kernel did not get to mounting its root file system within 2s under KVM)' in err
     assert 'probing KVM' in err
     # The probe under KVM, then the real boot under TCG, which ran to its end.
     assert calls == ['1', '0']
@@ -92,14 +97,23 @@ def test_probe_answer_kept_until_host_reboots(host):
     boot(tmp_path, env, 'silent')
     err, calls, _ = boot(tmp_path, env, 'silent')
     assert 'probing KVM' not in err
-    assert 'accelerator: TCG (the kernel printed nothing within 2s under KVM)' in err
+    assert 'accelerator: TCG (the kernel did not get to mounting its root file system within 2s under KVM)' in err
     assert calls == ['0']
+
+
+def test_kernel_that_stalls_after_its_first_line_falls_back_to_tcg(host):
+    tmp_path, env = host
+    err, calls, _ = boot(tmp_path, env, 'stalls')
+    assert 'accelerator: TCG (the kernel did not get to mounting its root file system' in err
+    assert calls == ['1', '0']
 
 
 def test_qemu_abort_under_kvm_falls_back_to_tcg(host):
     tmp_path, env = host
     err, calls, _ = boot(tmp_path, env, 'abort')
     assert 'accelerator: TCG (QEMU could not run a KVM guest)' in err
+    # Quietly: no job report of bash's for the abort.
+    assert 'Aborted' not in err
     assert calls == ['1', '0']
 
 
