@@ -30,7 +30,8 @@ use kernel::{
             Write, //
         },
         global_lock,
-        rcu, //
+        rcu,
+        GlobalGuard, //
     },
     types::Opaque,
     warn_on, //
@@ -92,7 +93,7 @@ pub(crate) unsafe fn init() {
 // the unwinder) and branch every addition pays for.
 #[inline(always)]
 pub(crate) unsafe fn add(ksym: &Ksym) {
-    let _writer = WRITER.lock();
+    let writer = WRITER.lock();
     let lnode = ksym.lnode();
     // SAFETY: `lnode` is valid; its owner initialised it with `INIT_LIST_HEAD()`.
     let listed = unsafe { (*lnode).next } != lnode;
@@ -103,7 +104,7 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     // of this change is above every symbol's already listed: the list is in increasing order
     // of it. Gaps left by removals do not matter to a walker, which compares. 2^64 changes
     // cannot happen in a kernel's lifetime: no overflow check on this path.
-    let seq = change_begin().wrapping_add(1);
+    let seq = change_begin(&writer).wrapping_add(1);
     // SAFETY: `ksym` is not registered yet. Stored before `list_add_tail_rcu()` publishes it.
     unsafe { ksym.set_seq(seq) };
     // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the
@@ -111,7 +112,7 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
     // SAFETY: The writer lock serializes tree writers; `ksym` lives long enough.
     unsafe { TREE.0.insert(ksym) };
-    change_end();
+    change_end(&writer);
 }
 
 /// Unregisters `ksym` if it is registered. Readers may see it until a grace period has passed.
@@ -124,13 +125,13 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
 // Always inlined, as `add()`.
 #[inline(always)]
 pub(crate) unsafe fn del(ksym: &Ksym) {
-    let _writer = WRITER.lock();
+    let writer = WRITER.lock();
     let lnode = ksym.lnode();
     // SAFETY: `lnode` is valid; an empty list node means `ksym` was never added.
     if unsafe { (*lnode).next } == lnode {
         return;
     }
-    change_begin();
+    change_begin(&writer);
     // SAFETY: The writer lock is held and `ksym` is registered.
     unsafe { TREE.0.erase(ksym) };
     // SAFETY: As above; `list_del_rcu()` leaves `next` intact for concurrent readers.
@@ -138,14 +139,14 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
     // Before `del` returns, hence before the owner can start the grace period that frees
     // `ksym`: a walker that still reads the old count may dereference its cursor.
     REMOVALS.fetch_add(1, Release);
-    change_end();
+    change_end(&writer);
 }
 
-/// Counts the start of a change: [`GENERATION`] is odd until [`change_end`]. Called under the
-/// writer lock, which serializes the counts, and which [`hold_changes`] holds for a reader.
-/// Returns the count before the change, which is even.
+/// Counts the start of a change: [`GENERATION`] is odd until [`change_end`]. The writer lock's
+/// guard proves it is held: it serializes the counts, and [`hold_changes`] holds it for a
+/// reader. Returns the count before the change, which is even.
 #[inline(always)]
-fn change_begin() -> u64 {
+fn change_begin(_writer: &GlobalGuard<WRITER>) -> u64 {
     let before = GENERATION.fetch_add(1, Relaxed);
     // The count before the change's stores.
     smp_mb(Write);
@@ -154,7 +155,7 @@ fn change_begin() -> u64 {
 
 /// Counts the end of the change that [`change_begin`] started.
 #[inline(always)]
-fn change_end() {
+fn change_end(_writer: &GlobalGuard<WRITER>) {
     // The change's stores before the count.
     smp_mb(Write);
     GENERATION.fetch_add(1, Relaxed);
