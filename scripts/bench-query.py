@@ -36,7 +36,9 @@ CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq')
 WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id',
              'blazesym_first', 'blazesym_cold', 'blazesym_first_warm', 'blazesym_cold_warm',
              'blazesym_bpf_first', 'blazesym_bpf_info', 'rss_kib', 'rss_end_kib',
-             'blazesym_rss_kib', 'blazesym_rss_growth_kib')
+             'blazesym_rss_kib', 'blazesym_rss_growth_kib', 'churn_single', 'churn_batch')
+# Rows with idle and churn latencies instead of a figure per client.
+CHURN = ('churn_single', 'churn_batch')
 # The ratios docs/benchmarks.md reports, where both clients ran: (numerator, denominator).
 RATIOS = (('text', 'ioctl'), ('text', 'batch'), ('ioctl', 'batch'), ('scan', 'ioctl'),
           ('blazesym_text', 'blazesym_kq'))
@@ -86,6 +88,12 @@ def main():
                                      ' '.join('%*s' % (w, c) for w, c in zip(widths, CLIENTS)),
                                      'ratios'))
     for r in records:
+        if r['workload'] in CHURN:
+            print('%-24s %6d %4s idle p99 %.1f max %.1f, churn p99 %.1f (%.2fx) max %.1f (%.1fx '
+                  'idle p99)' % (r['workload'], r['n'], r['unit'], r['idle_p99'], r['idle_max'],
+                                 r['churn_p99'], r['churn_p99'] / r['idle_p99'], r['churn_max'],
+                                 r['churn_max'] / r['idle_p99']))
+            continue
         cells = ['%*s' % (w, '%.3f' % r[c] if c in r else '-') for w, c in zip(widths, CLIENTS)]
         ratios = ['%s/%s %.1fx' % (a, b, r[a] / r[b])
                   for a, b in (KIB_RATIOS if r['unit'] == 'KiB' else RATIOS)

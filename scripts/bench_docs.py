@@ -27,7 +27,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, 'docs', 'bench')
 # The documents and the blocks each must have.
 DOCS = {'README.md': ('headline',),
-        'docs/benchmarks.md': ('bench', 'bench-arm64', 'query', 'query-blazesym', 'query-icount'),
+        'docs/benchmarks.md': ('bench', 'bench-arm64', 'query', 'query-blazesym', 'query-churn',
+                               'query-icount'),
         # The kernel's own page has no generated block: figures there could only be copies.
         'Documentation/bpf/bpf_ksym.rst': ()}
 BEGIN = re.compile(r'^<!-- generated: ([\w-]+) \(scripts/bench_docs\.py from docs/bench/\); '
@@ -64,6 +65,14 @@ BLAZESYM_ROWS = {
     'blazesym_rss_growth_kib': 'blazesym_rss_growth_kib: how far the symbolizer raised it '
                                '(`VmHWM` before and after)',
 }
+# Rows of the churn table: workload -> what it measures.
+CHURN_ROWS = {
+    'churn_single': 'churn_single: one `BY_ADDR` of a JIT address',
+    'churn_batch': 'churn_batch: 4,096 JIT and text addresses, answered in full (each call '
+                   'continued from the prefix the one before answered)',
+}
+# Under churn, p99 at most this many times idle p99, and max at most that many times.
+CHURN_GOALS = (3, 20)
 # The goals each blazesym row is held to (text/kq at least this), where it has one.
 BLAZESYM_GOALS = {'blazesym_first': 100, 'blazesym_cold': 10, 'blazesym_bpf_info': 1000,
                   'blazesym_rss_kib': 3}
@@ -168,6 +177,30 @@ def render_query(data, name):
                   if r['unit'] != 'KiB' and a in r and b in r and r[b]]
         out.append('| %s | %s | %s | %s |' % (what, '{:,}'.format(r['n']), ' | '.join(cells),
                                                ', '.join(ratios)))
+    return '\n'.join(out) + '\n'
+
+
+def render_churn(data, name):
+    recs = by_workload(data) if data else {}
+    rows = [(w, what, recs[w]) for w, what in CHURN_ROWS.items() if w in recs]
+    if not rows:
+        return missing(name, 'make bench-query')
+    p99_goal, max_goal = CHURN_GOALS
+    out = ['| workload | n | idle p99 | idle max | churn p99 | churn max | '
+           'churn p99 / idle p99 | churn max / idle p99 | goal |',
+           '|---|---|---|---|---|---|---|---|---|']
+    for _w, what, r in rows:
+        p99, mx = r['churn_p99'] / r['idle_p99'], r['churn_max'] / r['idle_p99']
+        verdict = 'p99 %s %dx, max %s %dx' % ('met:' if p99 <= p99_goal else 'short of',
+                                               p99_goal, 'met:' if mx <= max_goal
+                                               else 'short of', max_goal)
+        out.append('| %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
+            what, '{:,}'.format(r['n']), num(r['idle_p99'], 'us'), num(r['idle_max'], 'us'),
+            num(r['churn_p99'], 'us'), num(r['churn_max'], 'us'), ratio(r['churn_p99'],
+                                                                         r['idle_p99']),
+            ratio(r['churn_max'], r['idle_p99']), verdict))
+    out += ['', '{:,} programs loaded and closed by the churners during the churn phase.'.format(
+        int(rows[0][2].get('churned', 0)))]
     return '\n'.join(out) + '\n'
 
 
@@ -277,6 +310,7 @@ BLOCKS = {
     'query': (render_query, 'query'),
     'query-icount': (render_query, 'query-icount'),
     'query-blazesym': (render_blazesym, 'query'),
+    'query-churn': (render_churn, 'query'),
 }
 
 

@@ -55,7 +55,7 @@ def repo(tmp_path, monkeypatch):
     (tmp_path / 'docs' / 'benchmarks.md').write_text(
         'From 1 to 30,000 symbols, N >= 10,000.\n' + block('bench') + block('bench-arm64') +
         block('query') +
-        '\nText.\n' + block('query-blazesym') + block('query-icount'))
+        '\nText.\n' + block('query-blazesym') + block('query-churn') + block('query-icount'))
     os.makedirs(tmp_path / 'Documentation' / 'bpf')
     (tmp_path / 'Documentation' / 'bpf' / 'bpf_ksym.rst').write_text('Reads got faster.\n')
     monkeypatch.setattr(bench_docs, 'ROOT', str(tmp_path))
@@ -76,6 +76,27 @@ def test_rendered_documents_pass(repo):
     # make bench's own table: absolute figures at the second largest N.
     assert '| kallsyms_read | tcg | ms | 420 | 160 | **1/2.6** (15%) | **1/48** (15%) |' in doc
     assert 'run `make bench-query QEMU_EXTRA=' in doc
+
+
+def test_churn_rows_render_with_their_goals(repo):
+    # No churn rows in the records yet: the block says how to make them.
+    assert 'No records in `docs/bench/query.json` yet: run `make bench-query`' in \
+        bench_docs.render('query-churn')
+    with open(repo / 'docs' / 'bench' / 'query.json') as f:
+        data = json.load(f)
+    data['records'] += [
+        {'workload': 'churn_single', 'n': 5000, 'unit': 'us', 'idle_p99': 10.0,
+         'idle_max': 40.0, 'churn_p99': 25.0, 'churn_max': 150.0, 'churned': 12345},
+        {'workload': 'churn_batch', 'n': 100, 'unit': 'us', 'idle_p99': 1000.0,
+         'idle_max': 1200.0, 'churn_p99': 4000.0, 'churn_max': 9000.0, 'churned': 12345}]
+    with open(repo / 'docs' / 'bench' / 'query.json', 'w') as f:
+        json.dump(data, f)
+    out = bench_docs.render('query-churn')
+    # Single: 2.5x and 15x idle p99, within 3x and 20x; batch: 4x, past 3x.
+    assert '| 10 us | 40 us | 25 us | 150 us | 2.50x | 15.0x | p99 met: 3x, max met: 20x |' in out
+    assert ('| 1,000 us | 1,200 us | 4,000 us | 9,000 us | 4.00x | 9.00x | '
+            'p99 short of 3x, max met: 20x |') in out
+    assert '12,345 programs loaded and closed' in out
 
 
 def test_block_edited_by_hand_fails(repo, capsys):

@@ -17,6 +17,11 @@
  *         _warm workloads) in one that has run the same once already; a used
  *         symbolizer's first JIT address and each JIT address after it to its
  *         program's information, PROGS programs loaded.
+ * churn_latency: the latency of a single BY_ADDR of a JIT address, and of a
+ *         4096-entry batch of the JIT and text addresses answered in full
+ *         (continued from each prefix a call answers), idle and while a
+ *         churner per CPU loads and closes programs: p99 and max of each, in
+ *         microseconds (rows churn_single and churn_batch).
  * Each client runs in a freshly exec'd process, cold: it times itself from
  * before it first touches /proc/kallsyms (table build or first query
  * included) to its last answer, and the parent reads its peak RSS. Prints
@@ -25,6 +30,8 @@
  */
 #include <assert.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -680,6 +687,121 @@ static const struct workload {
 	{ "blazesym_bpf_info", PROGS - 1, "us", { "blazesym_text", "blazesym_kq" } },
 };
 
+/* churn_latency: calls per phase, and the batch's entries. */
+#define CHURN_SINGLES 5000
+#define CHURN_BATCHES 100
+#define CHURN_ENTRIES KALLSYMS_QUERY_BATCH_MAX
+
+static atomic_bool churn_stop;
+static atomic_long churned;
+
+/* Loads and closes a trivial program, again and again: a ksym added and removed each time. */
+static void *churn(void *arg)
+{
+	while (!atomic_load(&churn_stop)) {
+		int fd = load_tiny_prog("bq_churn");
+
+		if (fd >= 0) {
+			close(fd);
+			atomic_fetch_add(&churned, 1);
+		}
+	}
+	return NULL;
+}
+
+static double now_us(void)
+{
+	return now_ms() * 1e3;
+}
+
+/* The p99 and the max of @n latencies (sorted in place). */
+static void p99_max(double *us, int n, double *p99, double *max)
+{
+	qsort(us, n, sizeof(*us), cmp_double);
+	*p99 = us[n * 99 / 100];
+	*max = us[n - 1];
+}
+
+/*
+ * One phase: CHURN_SINGLES single queries and CHURN_BATCHES full batches,
+ * each timed; their p99 and max into @single and @batch. -1 if a call fails.
+ */
+static int churn_phase(int fd, struct kallsyms_query_addr *e, char *names, size_t names_size,
+		       double single[2], double batch[2])
+{
+	static double us[CHURN_SINGLES];
+	struct kallsyms_query q;
+	char name[KALLSYMS_QUERY_NAME_LEN];
+	int i, j;
+
+	for (i = 0; i < CHURN_SINGLES; i++) {
+		double t0 = now_us();
+
+		if (kq_query(fd, &q, KALLSYMS_QUERY_BY_ADDR, prog_addrs[i % PROGS], NULL, name,
+			     sizeof(name)))
+			return -1;
+		us[i] = now_us() - t0;
+	}
+	p99_max(us, CHURN_SINGLES, &single[0], &single[1]);
+	for (i = 0; i < CHURN_BATCHES; i++) {
+		double t0 = now_us();
+		unsigned int done = 0;
+
+		for (j = 0; j < CHURN_ENTRIES; j++)
+			e[j].addr = j % 2 ? prog_addrs[j / 2 % PROGS] : addrs[j / 2 % DISTINCT];
+		while (done < CHURN_ENTRIES) {
+			memset(&q, 0, sizeof(q));
+			q.size = sizeof(q);
+			q.query_flags = KALLSYMS_QUERY_BY_ADDR_BATCH;
+			q.batch_addr = (unsigned long)&e[done];
+			q.batch_count = CHURN_ENTRIES - done;
+			q.batch_entry_size = sizeof(*e);
+			q.sym_name_addr = (unsigned long)names;
+			q.sym_name_size = names_size;
+			if (ioctl(fd, KALLSYMS_QUERY, &q) || !q.batch_count)
+				return -1;
+			done += q.batch_count;
+		}
+		us[i] = now_us() - t0;
+	}
+	p99_max(us, CHURN_BATCHES, &batch[0], &batch[1]);
+	return 0;
+}
+
+/* churn_latency: idle, then under a churner per CPU. Prints its two rows; 0 or -1. */
+static int churn_latency(void)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), fd = open("/proc/kallsyms", O_RDONLY), i;
+	size_t names_size = CHURN_ENTRIES * (KALLSYMS_QUERY_NAME_LEN + 64);
+	struct kallsyms_query_addr *e = calloc(CHURN_ENTRIES, sizeof(*e));
+	char *names = malloc(names_size);
+	double idle[2][2], busy[2][2];
+	pthread_t t[64];
+	int err;
+
+	if (fd < 0 || !e || !names || churn_phase(fd, e, names, names_size, idle[0], idle[1]))
+		return -1;
+	for (i = 0; i < ncpu && i < 64; i++)
+		pthread_create(&t[i], NULL, churn, NULL);
+	err = churn_phase(fd, e, names, names_size, busy[0], busy[1]);
+	atomic_store(&churn_stop, true);
+	while (i--)
+		pthread_join(t[i], NULL);
+	close(fd);
+	free(e);
+	free(names);
+	if (err || !atomic_load(&churned))
+		return -1;
+	for (i = 0; i < 2; i++) {
+		printf("BENCH query workload=%s n=%d unit=us", i ? "churn_batch" : "churn_single",
+		       i ? CHURN_BATCHES : CHURN_SINGLES);
+		printf(" idle_p99=%.1f idle_max=%.1f", idle[i][0], idle[i][1]);
+		printf(" churn_p99=%.1f churn_max=%.1f churned=%ld\n", busy[i][0], busy[i][1],
+		       atomic_load(&churned));
+	}
+	return 0;
+}
+
 /* The address files of blazesym-check bench; 0 or -1. */
 static int write_blazesym_addrs(void)
 {
@@ -817,5 +939,9 @@ int main(int argc, char **argv)
 	printf(" blazesym_text=%ld blazesym_kq=%ld\n", blazesym_rss[0], blazesym_rss[1]);
 	printf("BENCH query workload=blazesym_rss_growth_kib n=%d unit=KiB", DISTINCT);
 	printf(" blazesym_text=%ld blazesym_kq=%ld\n", blazesym_grow[0], blazesym_grow[1]);
+	if (churn_latency()) {
+		fprintf(stderr, "bench: churn_latency failed: %s\n", strerror(errno));
+		return 1;
+	}
 	return 0;
 }
