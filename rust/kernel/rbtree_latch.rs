@@ -284,12 +284,12 @@ impl<T: LatchTreeItem> LatchTree<T> {
     /// `_rcu` keeps every item it may reach live.
     #[inline]
     fn find_in(&self, idx: usize, key: &T::Key, _rcu: &rcu::Guard) -> Option<*const T> {
-        // SAFETY: `rb_root(idx)` is valid and aligned; writers store its pointer with
-        // `WRITE_ONCE()` (`lib/rbtree.c` keeps every link lockless readers follow so): a marked
-        // load, C's `rcu_dereference_raw()` (an acquire where the architecture needs one, as
-        // arm64 with LTO does), does not race.
-        let mut node =
-            unsafe { Atomic::from_ptr(&raw mut (*self.rb_root(idx)).rb_node) }.load(Relaxed);
+        let root = self.rb_root(idx);
+        // SAFETY: `root` is valid and aligned; writers store its pointer with `WRITE_ONCE()`
+        // (`lib/rbtree.c` keeps every link lockless readers follow so): a marked load, C's
+        // `rcu_dereference_raw()` (an acquire where the architecture needs one, as arm64 with
+        // LTO does), does not race.
+        let mut node = unsafe { Atomic::from_ptr(&raw mut (*root).rb_node) }.load(Relaxed);
         while !node.is_null() {
             // SAFETY: `node` was reached from copy `idx`, so it is the copy-`idx` node of a
             // linked item.
