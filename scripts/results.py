@@ -98,6 +98,7 @@ OUR_FUNCTIONS = {
     '__arch_prepare_bpf_trampoline', 'bpf_has_frame_pointer',
 }
 KCSAN_KNOWN = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'kcsan_known.txt')
+KNOWN_SPLATS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'known_splats.txt')
 
 
 def ours(function):
@@ -163,6 +164,61 @@ def classify_kcsan(reports):
     return problems
 
 
+# A WARNING's report, from the "cut here" line to its "end trace" line; its reliable
+# frames (not those after "? ") in between.
+CUT_HERE = re.compile(r'^-+\[ cut here \]-+$')
+END_TRACE = re.compile(r'^---\[ end trace [0-9a-f]+ \]---$')
+FRAME = re.compile(r'^\s*([\w.$]+)\+0x[0-9a-f]+/0x[0-9a-f]+')
+
+
+def known_splats():
+    """scripts/known_splats.txt: (title pattern, frames, reason) for upstream's own splats."""
+    known = []
+    for n, line in enumerate(open(KNOWN_SPLATS), 1):
+        if line.strip() and not line.startswith('#'):
+            fields = line.rstrip('\n').split('\t')
+            if len(fields) != 3 or not all(f.strip() for f in fields):
+                sys.exit('%s:%d: want "<pattern><tab><frames><tab><reason>"' % (KNOWN_SPLATS, n))
+            frames = {f.strip() for f in fields[1].split(',')}
+            known.append((re.compile(fields[0]), frames, fields[2].strip()))
+    return known
+
+
+def split_known_splats(lines):
+    """@lines without the reports scripts/known_splats.txt lists, and those reports' reasons.
+
+    A report counts as listed when its title matches an entry's pattern, every frame the
+    entry names is among its reliable frames, and none of its frames is this work's.
+    A report that never reaches its "end trace" line is kept whole.
+    """
+    known = None
+    kept, reasons, i = [], [], 0
+    while i < len(lines):
+        if not CUT_HERE.match(lines[i]):
+            kept.append(lines[i])
+            i += 1
+            continue
+        end = next((j for j in range(i + 1, min(len(lines), i + 200))
+                    if END_TRACE.match(lines[j])), None)
+        if end is None:
+            kept.append(lines[i])
+            i += 1
+            continue
+        report = lines[i + 1:end]
+        title = next((l for l in report if l.startswith(('WARNING:', 'BUG:'))), '')
+        frames = {m.group(1).split('.')[0] for l in report if (m := FRAME.match(l))}
+        if known is None:
+            known = known_splats()
+        reason = next((r for p, f, r in known if title and p.search(title) and f <= frames
+                       and not any(ours(x) for x in frames)), None)
+        if reason:
+            reasons.append('%s (%s)' % (title, reason))
+        else:
+            kept.extend(lines[i:end + 1])
+        i = end + 1
+    return kept, reasons
+
+
 # What warn_alloc() prints when an allocation without __GFP_NOWARN fails, before a stack
 # dump (slab_out_of_memory() prints no stack, and needs no exception). Under make
 # test-faults they are the injected faults' doing; anywhere else, a problem.
@@ -215,6 +271,9 @@ def scan(path, variant, corpus=None):
     suites = set()
     raw, kcsan = split_kcsan(open(path, errors='replace'))
     lines = [TS.sub('', l.rstrip('\r\n')) for l in raw]
+    lines, listed = split_known_splats(lines)
+    for reason in listed:
+        print('  info  splat listed as upstream\'s own: %s' % reason)
     # Test boots run KUnit (the other boots pass kunit.enable=0); its passes count
     # once per kernel, in the test boot.
     count_kunit = any(l.startswith(KSELFTESTS_DONE) for l in lines)

@@ -218,3 +218,57 @@ def test_other_warning_between_markers_fails(tmp_path, debug_log):
 def test_missing_suite_fails(tmp_path, debug_log):
     lines = drop(debug_log, '# Subtest: rust_rbtree_latch')
     assert scan(tmp_path, lines, 'rust-debug')[1] == 1
+
+
+# The deadline server's WARNING of 7.3, as make soak met it (scripts/known_splats.txt).
+DL_SERVER_WARNING = [
+    '------------[ cut here ]------------',
+    'WARNING: kernel/time/hrtimer.c:1098 at hrtimer_forward+0x9e/0xc0, CPU#1: soak_test/123',
+    'Modules linked in:',
+    'CPU: 1 UID: 0 PID: 123 Comm: soak_test Not tainted 7.3.4 #1 PREEMPT(voluntary)',
+    'RIP: 0010:hrtimer_forward+0x9e/0xc0',
+    'Call Trace:',
+    ' <IRQ>',
+    ' dl_task_timer+0x1a5/0x2d0',
+    ' ? __pfx_dl_task_timer+0x10/0x10',
+    ' __hrtimer_run_queues+0x112/0x2a0',
+    ' hrtimer_interrupt+0xfa/0x230',
+    ' __sysvec_apic_timer_interrupt+0x55/0x100',
+    ' </IRQ>',
+    ' <TASK>',
+    ' smp_call_function_many_cond+0x13f/0x560',
+    ' smp_text_poke_batch_finish+0x2b1/0x3c0',
+    ' ftrace_modify_all_code+0x5c/0x130',
+    ' </TASK>',
+    '---[ end trace 0000000000000000 ]---',
+]
+
+
+def with_report(lines, report):
+    return lines[:100] + ['[  100.000000] %s\n' % l for l in report] + lines[100:]
+
+
+def test_listed_upstream_splat_passes(tmp_path, debug_log):
+    lines = with_report(debug_log, DL_SERVER_WARNING)
+    assert scan(tmp_path, lines, 'rust-debug') == DEBUG_COUNTS
+
+
+@pytest.mark.parametrize('old, new', [
+    # Another caller of hrtimer_forward(): not the listed bug.
+    (' dl_task_timer+0x1a5/0x2d0', ' tick_nohz_handler+0x1a5/0x2d0'),
+    # The listed caller only as an unreliable frame.
+    (' dl_task_timer+0x1a5/0x2d0', ' ? dl_task_timer+0x1a5/0x2d0'),
+    # A frame of this work's code anywhere in the report.
+    (' ftrace_modify_all_code+0x5c/0x130', ' kallsyms_query_ioctl+0x5c/0x130'),
+    # Another WARN_ON of hrtimer.c.
+    ('hrtimer.c:1098', 'hrtimer.c:1290'),
+])
+def test_unlisted_splat_fails(tmp_path, debug_log, old, new):
+    report = [l.replace(old, new) for l in DL_SERVER_WARNING]
+    assert report != DL_SERVER_WARNING
+    assert scan(tmp_path, with_report(debug_log, report), 'rust-debug')[1] == 1
+
+
+def test_listed_splat_cut_short_fails(tmp_path, debug_log):
+    lines = with_report(debug_log, DL_SERVER_WARNING[:-1])
+    assert scan(tmp_path, lines, 'rust-debug')[1] == 1
