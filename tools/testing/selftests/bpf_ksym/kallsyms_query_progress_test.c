@@ -13,6 +13,9 @@
  * process takes a SIGPROF every millisecond of CPU time (SA_RESTART).
  *
  * PROGRESS_S (default 15) sets how long the readers run.
+ *
+ * And the other way round: a loop of BY_SYMBOL queries does not hold module
+ * load and unload off.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -484,6 +487,102 @@ TEST(every_call_returns_under_churn)
 	EXPECT_GE(2, passes_field(after, "max_lockless_in_a_call"));
 	EXPECT_LT(0, atomic_load(&churned));
 	EXPECT_LT(0, atomic_load(&sigprofs));
+}
+
+/*
+ * Module load and unload against a loop of BY_SYMBOL queries that only a walk
+ * of every module's symbols can answer. The walk runs under RCU, not
+ * module_mutex, so the loop must not hold insmod and rmmod off: each cycle
+ * must end (a call stuck behind the readers is reported as hung), and the
+ * test prints the cycles' p50 and max idle and under the loop.
+ */
+#define CYCLES 20
+static atomic_bool loop_stop;
+static atomic_long loop_calls, loop_found, loop_wrong;
+static char loop_why[160];
+
+static void *by_symbol_loop(void *arg)
+{
+	int fd = open("/proc/kallsyms", O_RDONLY);
+	struct kallsyms_query q;
+	unsigned int i = 0;
+	int err;
+
+	(void)arg;
+	while (fd >= 0 && !atomic_load(&loop_stop)) {
+		/* Neither name is in vmlinux: each call walks the modules' symbols. */
+		bool present = ++i % 2;
+
+		err = kq_query(fd, &q, KALLSYMS_QUERY_BY_SYMBOL, 0,
+			       present ? "ksym_test_mod_func" : "ksym_test_no_such_symbol", NULL, 0);
+		atomic_fetch_add(&loop_calls, 1);
+		if (!err && present && q.sym_addr) {
+			atomic_fetch_add(&loop_found, 1);
+		} else if (err != -ENOENT && !atomic_fetch_add(&loop_wrong, 1)) {
+			snprintf(loop_why, sizeof(loop_why), "BY_SYMBOL %s: %s, address %llx",
+				 present ? "ksym_test_mod_func" : "ksym_test_no_such_symbol",
+				 strerror(-err), (unsigned long long)q.sym_addr);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* Times @n load and unload cycles of the test module into @ns. */
+static int time_module_cycles(int fd, unsigned long long *ns, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned long long t = now_ns();
+
+		if (syscall(SYS_finit_module, fd, "", 0))
+			return -errno;
+		while (syscall(SYS_delete_module, MOD_NAME, O_NONBLOCK))
+			if (errno != EAGAIN)
+				return -errno;
+		ns[i] = now_ns() - t;
+	}
+	qsort(ns, n, sizeof(*ns), cmp_ull);
+	return 0;
+}
+
+TEST(module_load_keeps_pace_with_by_symbol)
+{
+	int ncpu = sysconf(_SC_NPROCESSORS_ONLN), nread, i, fd;
+	unsigned long long idle[CYCLES], busy[CYCLES];
+	pthread_t readers[8];
+
+	if (getuid() != 0)
+		SKIP(return, "loading the test module needs root");
+	fd = open(test_file("test_module/" MOD_NAME ".ko"), O_RDONLY);
+	if (fd < 0)
+		SKIP(return, "no test module");
+	system("rmmod " MOD_NAME " 2>/dev/null");
+	ASSERT_EQ(0, time_module_cycles(fd, idle, CYCLES));
+	/* More readers than CPUs, each in a loop of module walks. */
+	nread = 2 * ncpu < 8 ? 2 * ncpu : 8;
+	for (i = 0; i < nread; i++)
+		ASSERT_EQ(0, pthread_create(&readers[i], NULL, by_symbol_loop, NULL));
+	i = time_module_cycles(fd, busy, CYCLES);
+	atomic_store(&loop_stop, true);
+	while (nread--)
+		pthread_join(readers[nread], NULL);
+	close(fd);
+	ASSERT_EQ(0, i) TH_LOG("load or unload of %s failed: %s", MOD_NAME, strerror(-i));
+	ksft_print_msg("MODULE_CYCLES n=%d idle_p50_ms=%.2f idle_max_ms=%.2f by_symbol_loop_p50_ms=%.2f by_symbol_loop_max_ms=%.2f ratio_p50=%.2f by_symbol_calls=%ld found=%ld\n",
+		       CYCLES, idle[CYCLES / 2] / 1e6, idle[CYCLES - 1] / 1e6,
+		       busy[CYCLES / 2] / 1e6, busy[CYCLES - 1] / 1e6,
+		       (double)busy[CYCLES / 2] / idle[CYCLES / 2], atomic_load(&loop_calls),
+		       atomic_load(&loop_found));
+	EXPECT_GT(HUNG_NS, busy[CYCLES - 1]) TH_LOG("a load and unload took %llu s",
+						   busy[CYCLES - 1] / 1000000000ULL);
+	EXPECT_LT(0, atomic_load(&loop_calls));
+	/* The module was loaded for most of the loop: a walk found its symbol. */
+	EXPECT_LT(0, atomic_load(&loop_found));
+	EXPECT_EQ(0, atomic_load(&loop_wrong))
+		TH_LOG("%ld wrong; first: %s", atomic_load(&loop_wrong), loop_why);
 }
 
 TEST_HARNESS_MAIN
