@@ -15,7 +15,7 @@ arch_arg=
 [ "$mode" = test ] && GUEST_CMDLINE="bpf_ksym_bench.max_n=1000 bpf_ksym_bench.lookups=10000 ${GUEST_CMDLINE:-}"
 # The test boot runs the built-in KUnit suites and counts them; the fuzz, fault, soak and
 # demo boots of the same kernel would only run them again (minutes on a KASAN kernel under TCG).
-case $mode in fuzz | faults | soak | stress | run) GUEST_CMDLINE="kunit.enable=0 ${GUEST_CMDLINE:-}" ;; esac
+case $mode in fuzz | faults | soak | stress | run | text-patch) GUEST_CMDLINE="kunit.enable=0 ${GUEST_CMDLINE:-}" ;; esac
 # KASAN kernels boot with 4-level paging: QEMU's "max" CPU has LA57, and in
 # 7.3 identify_cpu() zeroes boot_cpu_data's capabilities (LA57 included) with
 # interrupts on, so an interrupt in that window sees KASAN's shadow bounds
@@ -38,7 +38,7 @@ kvm_boots() {
 		why="no usable $dev"
 		return 1
 	fi
-	qemu=$(command -v qemu-system-x86_64) || { why="no qemu-system-x86_64"; return 1; }
+	qemu=$(command -v "${QEMU:-qemu-system-x86_64}") || { why="no ${QEMU:-qemu-system-x86_64}"; return 1; }
 	key="$(cat /proc/sys/kernel/random/boot_id) $qemu $(stat -c '%s %Y' "$kernel")"
 	memo=$CACHE/kvm-probe
 	if [ -f "$memo" ] && [ "$(head -n 1 "$memo")" = "$key" ]; then
@@ -76,7 +76,8 @@ kvm_boots() {
 	return "$rc"
 }
 # The benchmarks' figures are TCG's (bench.py's icount mode needs it): they keep it.
-accel=(-accel tcg -cpu max) accel_name=TCG
+# TCG_THREAD=single runs every vCPU on one host thread (make repro-text-patch's control).
+accel=(-accel "tcg${TCG_THREAD:+,thread=$TCG_THREAD}" -cpu max) accel_name=TCG
 case "$ARCH:$mode" in
 arm64:*)
 	# An arm64 guest on this x86-64 host: TCG always. -cpu max has pointer authentication
@@ -93,7 +94,8 @@ arm64:*)
 	;;
 esac
 # The machine and its console: the PC's first serial port, the virt board's PL011.
-machine=(qemu-system-x86_64) console=ttyS0
+# QEMU=<path> boots with another build of qemu-system-x86_64.
+machine=("${QEMU:-qemu-system-x86_64}") console=ttyS0
 [ "$ARCH" = arm64 ] && machine=(qemu-system-aarch64 -machine virt) console=ttyAMA0
 qemu=("${machine[@]}" "${accel[@]}" -smp 2 -m "${GUEST_MEM:-2G}" -nographic -no-reboot
 	-kernel "$kernel" -initrd "$BUILD/initramfs-$FLAVOR.cpio.gz"

@@ -65,6 +65,7 @@ fi
 cp "$ROOT/scripts/guest/init" "$root/init"
 cp -r "$ksft" "$root/kselftest"
 cp "$ROOT/scripts/guest/demo.sh" "$ROOT/scripts/guest/kmemleak_scan.sh" \
+	"$ROOT/scripts/guest/text_patch_repro.sh" \
 	"$benches"/bench_registry "$benches"/bench_query "$root/bpf_ksym/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
