@@ -52,12 +52,13 @@ fn main() -> ExitCode {
     for (addr, answer) in addrs.iter().zip(symbolizer.symbolize(&addrs)) {
         match answer {
             Symbolized::Sym(s) => {
-                let guessed = if s.exact { "" } else { " (size guessed)" };
-                println!(
-                    "{addr:016x} {} <{}>{guessed}",
-                    s.frame(*addr),
-                    s.kind.name()
-                );
+                // The text, or a KALLSYMS_QUERY older than version 2, has no kinds.
+                let read = if s.exact {
+                    ""
+                } else {
+                    " (kind read from the owner and name)"
+                };
+                println!("{addr:016x} {} <{}>{read}", s.frame(*addr), s.kind.name());
             }
             Symbolized::Unknown(Reason::NoSymbol) => println!("{addr:016x} -"),
             Symbolized::Unknown(why) => println!("{addr:016x} ? {why}"),

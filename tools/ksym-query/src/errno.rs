@@ -11,6 +11,8 @@ pub const EPERM: i32 = 1;
 pub const ENOENT: i32 = 2;
 /// Interrupted system call.
 pub const EINTR: i32 = 4;
+/// Input/output error.
+pub const EIO: i32 = 5;
 /// Argument list too long: unknown non-zero bytes in the argument (a newer caller).
 pub const E2BIG: i32 = 7;
 /// Out of memory.
@@ -23,6 +25,10 @@ pub const EFAULT: i32 = 14;
 pub const EINVAL: i32 = 22;
 /// Inappropriate ioctl for device: a kernel without `KALLSYMS_QUERY`.
 pub const ENOTTY: i32 = 25;
+/// No space left on device.
+pub const ENOSPC: i32 = 28;
+/// Broken pipe: the reader of a pipe went away.
+pub const EPIPE: i32 = 32;
 /// File name too long: a symbol name longer than the kernel allows.
 pub const ENAMETOOLONG: i32 = 36;
 /// Cannot assign requested address: a name at more than one address.
@@ -34,7 +40,7 @@ const NAMES: &[(i32, &str)] = &[
     (ENOENT, "ENOENT"),
     (3, "ESRCH"),
     (EINTR, "EINTR"),
-    (5, "EIO"),
+    (EIO, "EIO"),
     (6, "ENXIO"),
     (E2BIG, "E2BIG"),
     (8, "ENOEXEC"),
@@ -57,11 +63,11 @@ const NAMES: &[(i32, &str)] = &[
     (ENOTTY, "ENOTTY"),
     (26, "ETXTBSY"),
     (27, "EFBIG"),
-    (28, "ENOSPC"),
+    (ENOSPC, "ENOSPC"),
     (29, "ESPIPE"),
     (30, "EROFS"),
     (31, "EMLINK"),
-    (32, "EPIPE"),
+    (EPIPE, "EPIPE"),
     (33, "EDOM"),
     (34, "ERANGE"),
     (35, "EDEADLK"),

@@ -5,7 +5,7 @@
 //! reading and parsing the text file (once, into a sorted table) when it does not.
 //! [`Symbolizer`] symbolizes batches of addresses, as profilers do: one [`Symbolized`] per
 //! address, the symbol or why there is none ([`Reason`]), with the answers kept in a bounded
-//! cache until the kernel's generation says the symbols changed.
+//! cache for as long as the kernel's generation says they hold (see [`Symbolizer`]).
 //!
 //! ```no_run
 //! use ksym_query::{Kallsyms, Symbolized, Symbolizer};
@@ -63,6 +63,19 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind this version knows, in the kernel's numbering (from 1): all but
+    /// [`Kind::Other`].
+    pub const ALL: [Kind; 8] = [
+        Kind::Vmlinux,
+        Kind::Module,
+        Kind::BpfProg,
+        Kind::BpfSubprog,
+        Kind::BpfTrampoline,
+        Kind::BpfDispatcher,
+        Kind::BpfImage,
+        Kind::ModuleInit,
+    ];
+
     fn from_raw(k: u32) -> Self {
         match k {
             1 => Kind::Vmlinux,
@@ -100,9 +113,8 @@ pub struct Symbol {
     pub name: String,
     /// Its first address.
     pub start: u64,
-    /// Its size in bytes: the kernel's, or from the text fallback the distance to the next
-    /// symbol of the same owner; `None` where the text cannot know it (a BPF symbol, the last
-    /// symbol of vmlinux or of a module). See [`Symbol::exact`].
+    /// Its size in bytes: the kernel's, always known with the ioctl; from the text fallback
+    /// only where the text can tell it (`ksym-query --help` says where), else `None`.
     pub size: Option<u64>,
     /// Module name, `bpf`, or empty for vmlinux.
     pub owner: String,
@@ -114,7 +126,9 @@ pub struct Symbol {
     pub prog_id: Option<u32>,
     /// The BPF subprogram index, 0 for a program's main function: only from the ioctl.
     pub subprog: Option<u32>,
-    /// Whether `size` and `kind` are the kernel's (ioctl) rather than guessed from the text.
+    /// Whether `kind` (and so `subprog`) is the kernel's, from version 2 of the ioctl, rather
+    /// than read from the owner column and the name (the text, or an older ioctl), which cannot
+    /// tell subprograms or freed init code.
     pub exact: bool,
 }
 
@@ -177,6 +191,7 @@ impl std::fmt::Display for Error {
                     "name too long: the kernel allows 511 bytes (ENAMETOOLONG)"
                 )
             }
+            // kallsyms_show_value()'s rule, written here only: the help points to this message.
             Error::NotPermitted => write!(
                 f,
                 "kernel addresses are hidden from you: the kernel shows them to openers with \
@@ -234,14 +249,24 @@ pub struct Kallsyms(Backend);
 const NAMES_BUF: usize = 64 * 1024;
 
 impl Kallsyms {
-    /// Opens `/proc/kallsyms`, with the ioctl if the kernel has it.
+    /// Opens `/proc/kallsyms`, with the ioctl if the kernel has it. [`Error::NotPermitted`] if
+    /// the kernel hides addresses from this opener, with the ioctl as without it.
     pub fn open() -> Result<Self, Error> {
         // Not through From: a missing file is no "no such symbol".
         let file = File::open(KALLSYMS).map_err(Error::Io)?;
-        let k = Kallsyms(Backend::Ioctl(file));
-        // A probe: ENOTTY means no KALLSYMS_QUERY in this kernel.
+        Self::probed(Kallsyms(Backend::Ioctl(file)), Self::open_text)
+    }
+
+    /// What a probe of `k`'s ioctl (a lookup of `_text`) says to use:
+    /// - the kernel has no `KALLSYMS_QUERY` (`ENOTTY`): `text()`, the text fallback;
+    /// - the kernel hides addresses from this opener (`EPERM`, decided when the file was
+    ///   opened): [`Error::NotPermitted`] now, before any query, as [`Kallsyms::open_text`]
+    ///   fails on a text of zeros;
+    /// - anything else: `k`, whose queries report their own failures.
+    fn probed(k: Self, text: impl FnOnce() -> Result<Self, Error>) -> Result<Self, Error> {
         match k.by_name("_text") {
-            Err(Error::Io(e)) if e.raw_os_error() == Some(errno::ENOTTY) => Self::open_text(),
+            Err(Error::Io(e)) if e.raw_os_error() == Some(errno::ENOTTY) => text(),
+            Err(Error::NotPermitted) => Err(Error::NotPermitted),
             _ => Ok(k),
         }
     }
@@ -268,14 +293,16 @@ impl Kallsyms {
         }
     }
 
-    /// The fields of a [`Symbol`] this backend cannot know (and only guesses, or leaves out).
+    /// What this backend cannot know, for a caller to tell its user: nothing with the ioctl;
+    /// with the text, the fields it leaves out or reads from the names (its rules are those
+    /// `ksym-query --help` states).
     pub fn unknowable(&self) -> &'static [&'static str] {
         match self.0 {
             Backend::Ioctl(_) => &[],
             #[cfg(test)]
             Backend::Mock(_) => &[],
             Backend::Text(_) => &[
-                "exact size (the text has none: the distance to the next symbol of the same owner, and none for BPF images and the last symbol of an owner)",
+                "sizes (the text has none)",
                 "BPF program id",
                 "BPF subprogram index (subprograms look like programs)",
                 "freed module init functions (they look like module functions)",
@@ -556,6 +583,15 @@ mod tests {
     }
 
     #[test]
+    fn all_is_every_kind_the_kernel_numbers() {
+        let numbered: Vec<_> = (1..)
+            .map(Kind::from_raw)
+            .take_while(|k| !matches!(k, Kind::Other(_)))
+            .collect();
+        assert_eq!(numbered, Kind::ALL);
+    }
+
+    #[test]
     fn answers_of_version_1_kernels_say_what_the_owner_says() {
         let s = symbol("bpf_prog_x_f".into(), "bpf".into(), 0, 1, 0, 0, 0);
         assert_eq!((s.kind, s.exact, s.subprog), (Kind::BpfProg, false, None));
@@ -566,8 +602,10 @@ mod tests {
     #[test]
     fn errors_name_their_errno() {
         assert_eq!(Error::NotFound.to_string(), "no such symbol (ENOENT)");
-        assert!(Error::NotPermitted.to_string().contains("hidden from you"));
-        assert!(Error::NotPermitted.to_string().ends_with("(EPERM)"));
+        for e in [Error::Ambiguous, Error::NameTooLong, Error::NotPermitted] {
+            let name = errno::name(e.errno().unwrap()).unwrap();
+            assert!(e.to_string().ends_with(&format!(" ({name})")), "{e}");
+        }
         let e = Error::from(io::Error::from_raw_os_error(errno::EFAULT));
         assert_eq!(e.to_string(), "Bad address (EFAULT)");
         assert_eq!(e.errno(), Some(errno::EFAULT));
@@ -611,6 +649,33 @@ mod tests {
             Box::new(Error::from(io::Error::from_raw_os_error(errno::EFAULT)));
         assert!(e.source().is_some());
         assert!(std::error::Error::source(&Error::NotFound).is_none());
+    }
+
+    #[test]
+    fn open_takes_the_text_without_the_ioctl_and_fails_on_hidden_addresses() {
+        let text = "ffffffff81000000 T _text\n";
+        let probe_failing = |n| {
+            let k = Kallsyms::mock(text, Some(1));
+            k.as_mock().errno.set(n);
+            k
+        };
+        let no_text = || -> Result<Kallsyms, Error> { panic!("the text was read") };
+        assert!(Kallsyms::probed(probe_failing(None), no_text)
+            .unwrap()
+            .uses_ioctl());
+        let k = Kallsyms::probed(probe_failing(Some(errno::ENOTTY)), || {
+            Kallsyms::from_text(text.as_bytes())
+        });
+        assert!(!k.unwrap().uses_ioctl());
+        // As the text of zeros says: not a Kallsyms whose every query fails.
+        assert!(matches!(
+            Kallsyms::probed(probe_failing(Some(errno::EPERM)), no_text),
+            Err(Error::NotPermitted)
+        ));
+        // Other failures are the queries' to report.
+        assert!(Kallsyms::probed(probe_failing(Some(errno::EINTR)), no_text)
+            .unwrap()
+            .uses_ioctl());
     }
 
     #[test]

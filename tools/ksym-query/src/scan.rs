@@ -70,6 +70,15 @@ mod tests {
     }
 
     #[test]
+    fn kernel_addresses_start_at_kernel_min() {
+        let line = b"ffff7fffffffffff ffff800000000000 0xffff7fffffffffff 0xffff800000000000";
+        assert_eq!(
+            kernel_addresses(line),
+            vec![(17..33, KERNEL_MIN), (53..71, KERNEL_MIN)]
+        );
+    }
+
+    #[test]
     fn finds_addresses_among_bytes_that_are_not_utf8() {
         let line = b"\xff\xfe ffffffff81234567\r\n";
         assert_eq!(kernel_addresses(line), vec![(3..19, 0xffffffff81234567)]);

@@ -17,7 +17,7 @@ pub enum Reason {
     /// symbols, or BPF code while BPF symbols are hidden. An answer, cached like a symbol.
     NoSymbol,
     /// The kernel hides addresses from this opener of `/proc/kallsyms` (`EPERM`; the text of
-    /// zero addresses): run as root, or lower `kptr_restrict`.
+    /// zero addresses): [`Error::NotPermitted`] says who may see them.
     NotPermitted,
     /// The lookup failed for another reason: `errno` if the system gave one, and the message.
     /// Not cached: the next call asks again.

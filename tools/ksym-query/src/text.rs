@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 //! The fallback: `/proc/kallsyms` read once and sorted, as symbolizers without the ioctl do.
 //!
-//! The text has no sizes. A vmlinux or module symbol ends where the next symbol of the same owner
-//! starts (the size the kernel itself gives it); the last symbol of an owner has no known end,
-//! and a BPF image (or an ftrace or kprobe trampoline, owner `__builtin__*`) none at all: their
-//! sizes are unknown, and an address the text cannot place is not found. An address after an
-//! image is given that image, size unknown, up to the next symbol of any owner, or for the last
-//! one up to the end of its 2 MiB (the chunk the BPF JIT packs images in), though it may lie in
-//! a gap after the image. The text has no program ids or subprogram indexes either.
-//! [`crate::Kallsyms::unknowable`] lists what this cannot know.
+//! What it answers, and what the text cannot say, is written once: in the command line's help
+//! (`ksym-query --help`, "without the ioctl", in `src/main.rs`). [`Table::by_addr`] and
+//! [`Table::by_name`] keep those rules.
 
 use crate::raw::NAME_LEN;
 use crate::{Error, Kind, Symbol};
@@ -58,8 +53,9 @@ impl Table {
         Ok(Table { syms })
     }
 
-    /// As `KALLSYMS_QUERY_BY_SYMBOL` answers: vmlinux first, then modules, never BPF; a name
-    /// the kernel would not take is too long here too.
+    /// As `KALLSYMS_QUERY_BY_SYMBOL` answers: vmlinux first, then modules, never BPF symbols
+    /// or trampolines of ftrace and kprobes; a name the kernel would not take is too long here
+    /// too.
     pub(crate) fn by_name(&self, name: &str) -> Result<u64, Error> {
         if name.len() >= NAME_LEN {
             return Err(Error::NameTooLong);
@@ -68,7 +64,7 @@ impl Table {
             let mut addrs = self
                 .syms
                 .iter()
-                .filter(|s| s.1 == name && s.2 != "bpf" && s.2.is_empty() == vmlinux)
+                .filter(|s| s.1 == name && !image_owner(&s.2) && s.2.is_empty() == vmlinux)
                 .map(|s| s.0);
             let first = addrs.next()?;
             Some(if addrs.any(|a| a != first) {
@@ -82,26 +78,24 @@ impl Table {
             .unwrap_or(Err(Error::NotFound))
     }
 
-    /// The symbol that covers `addr`, as far as the text can tell (see the module
-    /// documentation): the nearest at or below it, the first in the file of those at its
-    /// address.
+    /// The symbol that covers `addr`, as far as the text can tell: the nearest at or below it
+    /// (of several at one address, the first in the file), if the extent the text gives that
+    /// symbol reaches `addr`. A symbol's size and the addresses it names always agree.
     pub(crate) fn by_addr(&self, addr: u64) -> Option<Symbol> {
         let i = self.syms.partition_point(|s| s.0 <= addr);
         let at = self.syms.get(i.checked_sub(1)?)?.0;
         let s = &self.syms[self.syms.partition_point(|s| s.0 < at)];
-        let above = &self.syms[i..];
-        let image = s.2 == "bpf" || s.2.starts_with("__builtin__");
-        let size = if image {
-            None
-        } else {
-            above.iter().find(|n| n.2 == s.2).map(|n| n.0 - s.0)
-        };
-        let placed = match size {
-            Some(size) => addr - s.0 < size,
-            // An image up to the next symbol, or the end of its chunk; the last symbol of an
-            // owner only at its start.
-            None => addr == s.0 || (image && (!above.is_empty() || addr / CHUNK == s.0 / CHUNK)),
-        };
+        let next = self.syms.get(i);
+        let image = image_owner(&s.2);
+        // Owners' memory never overlaps: a symbol of another owner next ends this one's memory
+        // somewhere before it (where, the text cannot say), as the end of the owner's symbols
+        // does. Only a next symbol of the same owner gives a size.
+        let size = next.filter(|n| !image && n.2 == s.2).map(|n| n.0 - s.0);
+        // With a size, `addr` is below the next symbol, so inside it. Without, an image reaches
+        // the next symbol, or the end of its chunk; another symbol only its own address.
+        let placed = size.is_some()
+            || addr == s.0
+            || (image && (next.is_some() || addr / CHUNK == s.0 / CHUNK));
         if !placed {
             return None;
         }
@@ -116,6 +110,14 @@ impl Table {
             exact: false,
         })
     }
+}
+
+/// Whether `owner` lists code images rather than a module's or vmlinux's functions: BPF's
+/// (`bpf`), and the trampolines of ftrace and kprobes (`__builtin__ftrace`,
+/// `__builtin__kprobes`). The text gives none of them a size, and the kernel's lookups by name
+/// skip them all.
+fn image_owner(owner: &str) -> bool {
+    owner == "bpf" || owner.starts_with("__builtin__")
 }
 
 /// What the text's owner column and the BPF core's names say a symbol is.
@@ -172,6 +174,35 @@ ffffffffc0101000 t bpf_dispatcher_xdp\t[bpf]
         // A module's last symbol likewise.
         assert_eq!(t.by_addr(0xffffffffc0000000).unwrap().size, None);
         assert!(t.by_addr(0xffffffffc0000010).is_none());
+    }
+
+    #[test]
+    fn a_symbol_names_exactly_the_addresses_its_size_spans() {
+        // Modules' memory interleaves (one module's text between another's text and data), but
+        // never overlaps: il_b's memory is not il_a's, so il_a ends before il_b, where the text
+        // cannot say. The kernel would answer for 0x3050 from the module whose memory holds it.
+        let text = "\
+ffffffffc0003000 t il_a\t[mymod]
+ffffffffc0003040 t il_b\t[othermod]
+ffffffffc0003100 t il_c\t[mymod]
+ffffffffc0003180 t il_d\t[mymod]
+";
+        let t = Table::parse(text.as_bytes()).unwrap();
+        let frame = |a| t.by_addr(a).map(|s| s.frame(a));
+        assert_eq!(frame(0xffffffffc0003000).unwrap(), "il_a+0x0/? [mymod]");
+        assert_eq!(frame(0xffffffffc0003050), None);
+        assert_eq!(frame(0xffffffffc0003110).unwrap(), "il_c+0x10/0x80 [mymod]");
+        // Whatever a symbol answers with a size, every address that size spans names it.
+        for t in [t, table()] {
+            for s in &t.syms {
+                let Some(found) = t.by_addr(s.0) else {
+                    panic!("{} names no symbol", s.1)
+                };
+                for a in found.start..found.start + found.size.unwrap_or(0) {
+                    assert_eq!(t.by_addr(a).as_ref(), Some(&found), "{a:x}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -241,6 +272,19 @@ ffffffff81000200 T next_func
             t.by_name("bpf_dispatcher_xdp"),
             Err(Error::NotFound)
         ));
+    }
+
+    #[test]
+    fn by_name_skips_ftrace_and_kprobe_trampolines() {
+        // KALLSYMS_QUERY_BY_SYMBOL does not search them: ENOENT, not the trampoline's address.
+        let text = format!(
+            "{TEXT}ffffffffc0300000 t ftrace_trampoline\t[__builtin__ftrace]\n\
+             ffffffffc0400000 t kprobe_insn_page\t[__builtin__kprobes]\n"
+        );
+        let t = Table::parse(text.as_bytes()).unwrap();
+        for name in ["ftrace_trampoline", "kprobe_insn_page"] {
+            assert!(matches!(t.by_name(name), Err(Error::NotFound)), "{name}");
+        }
     }
 
     #[test]
