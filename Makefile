@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # bpf_ksym: build, boot and test a 7.3 kernel whose BPF ksym registry is Rust.
 #
 #   make help                this text (plain `make` prints it too; make all is make test)
@@ -135,7 +136,8 @@ STRESS_RUNS ?= 20
 # or variable gets its line there.
 .DEFAULT_GOAL := help
 help:
-	@sed -n '1,/^[^#]/s/^#\( \|$$\)//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n -e '/^# SPDX-License-Identifier/d' -e '1,/^[^#]/s/^#\( \|$$\)//p' \
+		$(firstword $(MAKEFILE_LIST))
 
 all: test
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """make bench-query: KALLSYMS_QUERY against parsing /proc/kallsyms, in the guest.
 
 Boots the Rust kernel (plain TCG) with the guest side, bench_query, which runs

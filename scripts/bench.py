@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """make bench: the Rust registry against mainline C, every figure in one run.
 
 Boots the Rust and the C kernel (same tree, configs that differ only in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Draws build/bench/bench.svg for make bench: one panel per workload, cost
 against the number of BPF symbols (log-log), C and Rust side by side, a solid
 line for the mode the workload is judged in and a dashed one for the other.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Boot the $BPF_KSYM kernel under QEMU (KVM where it works, else TCG) with the test initramfs.
 #   boot.sh test|run  -- run unattended, log to $BUILD/guest-<variant>-<mode>.log
 #   boot.sh shell     -- interactive guest shell on this terminal

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Check that the documents name only files and directories that exist.
 
 Usage: check-paths.py [--root DIR] [--kernel DIR] [FILE...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Check the KALLSYMS_QUERY uapi header's kernel-doc against what it describes.
 
 Usage: check-uapi-doc.py [--root DIR]   (DIR: the repository, by default this script's

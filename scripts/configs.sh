@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make configs`: build the kernel in every configuration the new options'
 # `depends on` allows and users build, one line per configuration.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Configure $KOUT: tinyconfig + $BASE_CONFIG (+ the variant's switch),
 # then check that every option we asked for survived olddefconfig.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make doctor`: what this machine has and lacks for `make run` and `make test`, and what
 # they would install. Installs nothing, writes nothing, needs no root; takes seconds. The
 # model is the kernel's `make rustavailable`. Exits 1 if something `make run` cannot

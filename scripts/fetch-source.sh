@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Fetch Debian's linux-source-$KVER once into the cache and unpack a pristine
 # copy of the tree.  The .deb and the pristine tree are reused by every later
 # run and every fresh clone.

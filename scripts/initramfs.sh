@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the guest initramfs: busybox, bpftool, perf (with their libraries),
 # the kselftests as kselftest installs them (/kselftest), the benchmarks, the
 # sample, ksym-query and scripts/guest/.

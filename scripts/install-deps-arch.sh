@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # What another architecture's build and guest need (ARCH=arm64), on top of
 # install-deps.sh's: run by it only when ARCH is not x86_64, so an x86-64
 # setup stays as it was. Idempotent.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Install everything the build, the guest and the tests need, from the package
 # registries only.  Idempotent: a second run checks and returns in seconds.
 # Why these versions: clang/lld 22 match rustc 1.95's LLVM (CONFIG_RUST_INLINE_HELPERS);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Shared settings and messages for scripts/*.sh.  Sourced, not run.
 # shellcheck shell=bash
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make lint`: the checks that need no kernel build, one line each; any
 # finding fails. (Clippy runs in every kernel build instead: kmake passes
 # CLIPPY=1 and build-kernel.sh fails on a Rust warning.)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """The lines scripts/guest/init prints when a guest's run ends, for the host's readers.
 
 init writes them with the exit status of what it ran ("<marker> rc=N ==="); results.py

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Make $BUILD/src = pristine kernel + patches/series + the overlay directories
 # of this repo.  Only files whose content changed are rewritten, so make's
 # timestamps stay meaningful and rebuilds stay incremental.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make refresh-patch P=<file in patches/>`: rewrite patches/P from the prepared tree
 # ($BUILD/src, scripts/prepare-tree.sh) after its files were edited there.
 #

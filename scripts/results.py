@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Count KUnit (KTAP) and kselftest (TAP) results in guest logs; flag splats.
 
 Usage: results.py [--corpus OUT] [--variant rust|rust-debug|c] LOG ... ; prints per-suite lines and,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make series-check`: take build/series/ as a maintainer would. On a fresh
 # checkout of the pristine tree, `git am` each patch, run checkpatch.pl
 # --strict on it and build vmlinux (our config fragment, Rust registry, no

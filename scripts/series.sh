@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # `make series`: the work as patch series against the pristine kernel,
 # written by git, in build/series/<name>/, one directory per series.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Read the guest logs of make test-upstream (upstream's test_progs) and compare registries.
 
 Usage: upstream.py [--table OUT.md] [--summary] FLAVOUR=LOG ... (e.g. rust-upstream=build/...).

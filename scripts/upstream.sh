@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build upstream's test_progs, its BPF objects and bpf_testmod from the prepared
 # tree against the EXTRA_CONFIG=upstream kernel, and the initramfs that runs
 # them (make test-upstream). Objects go to $KOUT/selftests-bpf, so a second run

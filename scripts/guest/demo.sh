@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The `make run` demo: BPF programs named in /proc/kallsyms and in perf call
 # chains (the before/after of seed 000).
 set -e

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Debug kernels: ask kmemleak for leaks after the tests. An object must be
 # unreferenced across scans and older than 5 s to be reported, so scan twice.
 # Reports go to the console, where the host's splat check fails the run.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make repro-text-patch: patch the entry of a function that the other vCPU runs
 # in a tight loop. A kprobe on $func is enabled and disabled $toggles times
 # (each time ftrace rewrites the call at its entry and the kprobe code its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Recorded guest logs (lists of lines) for the unit tests: reading, editing, scanning."""
 import gzip
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/boot.sh's choice of accelerator (make lint runs them).
 
 boot.sh boots the guest under KVM only if this kernel, booted under KVM, prints its first

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/prepare-tree.sh's guard over edits made in the prepared tree.
 
 A prepared tree (BPF_KSYM_BUILD in a temporary directory) is made from this machine's

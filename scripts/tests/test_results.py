@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/results.py on recorded guest logs (make lint runs them).
 
 logs/ holds two real test boots of 2026-12-02, the kselftests run by run_kselftest.sh: the

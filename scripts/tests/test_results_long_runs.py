@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/results.py on the long runs: make soak and KCSAN's reports.
 
 logs/guest-rust-soak.log.gz is a real soak boot of 120 s (make soak SOAK_S=120); the KCSAN

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/upstream.py on recorded test_progs runs (make lint runs them).
 
 logs/ holds the guest logs of make test-upstream recorded on 2026-12-01 on each registry
