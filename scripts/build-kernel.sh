@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # Build the boot image ($KIMAGE: bzImage, arm64's Image) and modules
 # (Module.symvers, for the test module) for the $BPF_KSYM variant, incrementally.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# First builds on 2 cores: ~12 min, ~16 min with the debug options.
-first="~12 min"
-[ "${EXTRA_CONFIG:-}" = debug ] && first="~16 min"
-step "building $FLAVOR kernel (first build $first, then incremental; log $KOUT/build.log)"
+# What a first build takes depends on the machine and the kernel: docs/testing.md (Times)
+# says it, once.
+step "building $FLAVOR kernel (first build: how long, docs/testing.md (Times); then incremental; log $KOUT/build.log)"
 log=$KOUT/build.log
 : >"$log"
 # logged: a line every 30 s with the log's last line (V=1: the whole output).

@@ -64,7 +64,7 @@ if [ -f "$KOUT/.config" ] && [ "$(cat "$KOUT/.bpf_ksym_config" 2>/dev/null)" = "
 	exit 0
 fi
 
-# A kernel built from nothing takes 13 to 16 minutes on 2 cores. The C registry's kernel
+# A kernel built from nothing takes many minutes (docs/testing.md, Times). The C registry's kernel
 # differs from the Rust registry's in a few options, and kbuild recompiles only what depends
 # on a changed option or command line: so its first build starts from a copy of a built
 # Rust kernel's objects (BPF_KSYM_SEED=0: from nothing). Other flavours change options

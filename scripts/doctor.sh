@@ -58,7 +58,7 @@ if command -v rustup >/dev/null; then
 	if command -v bindgen >/dev/null; then
 		ok bindgen "$(bindgen --version | awk '{print $2}')"
 	else
-		todo bindgen "would build bindgen-cli with cargo (about 1.5 min)" "cargo install bindgen-cli"
+		todo bindgen "would build bindgen-cli with cargo; how long: docs/testing.md (Times)" "cargo install bindgen-cli"
 	fi
 else
 	bad rustc "no rustup on PATH: install Rust $RUST_WANT with rustup (https://rustup.rs) first"
@@ -97,7 +97,7 @@ fi
 if [ -f "$CACHE/linux-$KVER/.complete" ]; then
 	ok "kernel source" "$CACHE/linux-$KVER"
 else
-	todo "kernel source" "would download linux-source-$KVER (about 150 MB) to $CACHE" \
+	todo "kernel source" "would download linux-source-$KVER (about 170 MB) to $CACHE" \
 		"download the kernel source"
 fi
 
@@ -109,14 +109,14 @@ for dir in "$CACHE" "$BUILD"; do
 	if [ "$free" -ge 15 ]; then
 		ok "disk at $d" "${free} GiB free"
 	else
-		bad "disk at $d" "${free} GiB free: the two test kernels and their trees take about 11 GiB, ccache up to 10"
+		bad "disk at $d" "${free} GiB free, under the 15 GiB the two test kernels, their trees and ccache need (README.md, Requirements)"
 	fi
 done
 ok cpus "$(nproc) ($(awk '/MemTotal/ {printf "%d GiB", $2 / 1048576}' /proc/meminfo))"
 
 # KVM: what the boot does here (scripts/boot.sh probes by booting the kernel).
 if [ ! -e /dev/kvm ]; then
-	info accelerator "no /dev/kvm: guests boot under TCG (a test boot takes 2 to 3 minutes)"
+	info accelerator "no /dev/kvm: guests boot under TCG; how long a boot takes: docs/testing.md (Times)"
 elif ! [ -r /dev/kvm ] || ! [ -w /dev/kvm ]; then
 	info accelerator "/dev/kvm not usable by $(id -un): TCG"
 elif ! grep -qwE 'vmx|svm' /proc/cpuinfo; then

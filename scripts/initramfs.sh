@@ -28,7 +28,8 @@ mkdir -p "$tests"
 ksft=$KOUT/kselftest/kselftest_install
 kmake headers_install >"$tests/headers-$FLAVOR.log" 2>&1 ||
 	die "make headers_install failed; see $tests/headers-$FLAVOR.log"
-# Rebuilt each time (15 s): lib.mk's rules do not depend on the installed uapi.
+# Rebuilt each time (docs/testing.md, Times): lib.mk's rules do not depend on the
+# installed uapi.
 rm -rf "$ksft" "$KOUT/kselftest/bpf_ksym"
 make -s -C "$BUILD/src/tools/testing/selftests" TARGETS=bpf_ksym O="$KOUT" LLVM=-"$LLVM_VER" \
 	"${cross[@]}" USERLDFLAGS="$userld" KSFT_INSTALL_PATH="$ksft" install \
@@ -50,7 +51,7 @@ cargo build -q --release --offline --manifest-path "$ROOT/tools/ksym-query/Cargo
 	--target-dir "$BUILD/ksym-query" "${cargo_target[@]}" || die "building tools/ksym-query failed"
 ksym_query=$BUILD/ksym-query/${cargo_target[1]:+${cargo_target[1]}/}release/ksym-query
 # blazesym 0.2.7 from crates.io, as published and with tools/blazesym's
-# patches, for blazesym_test (about 2 minutes the first time, then cached).
+# patches, for blazesym_test (built the first time, then cached; docs/testing.md, Times).
 note "blazesym: $blazesym (log $tests/blazesym-$ARCH.log)"
 CARGO_BUILD_TARGET=${cargo_target[1]:-} CC=${CROSS_CC:-cc} \
 	bash "$ROOT/tools/blazesym/build.sh" "$blazesym" >"$tests/blazesym-$ARCH.log" 2>&1 ||

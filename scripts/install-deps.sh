@@ -59,7 +59,7 @@ if [ ${#wanted[@]} -gt 0 ]; then
 	rustup component add "${wanted[@]}"
 fi
 if ! command -v bindgen >/dev/null 2>&1; then
-	step "cargo: installing bindgen-cli (about 1.5 min)"
+	step "cargo: installing bindgen-cli; how long: docs/testing.md (Times)"
 	LIBCLANG_PATH=/usr/lib/llvm-$LLVM_VER/lib cargo install --locked bindgen-cli
 fi
 note "toolchain ready: $(rustc --version), bindgen $(bindgen --version | awk '{print $2}'), clang-$LLVM_VER"

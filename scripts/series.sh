@@ -37,7 +37,7 @@ export GIT_AUTHOR_DATE GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
 
 # The pristine tree as one commit, kept next to the source download.
 if [ ! -s "$BASE_GIT/bpf_ksym-base" ]; then
-	step "recording the pristine linux-$KVER tree in git (once, ~2 min): $BASE_GIT"
+	step "recording the pristine linux-$KVER tree in git, once: $BASE_GIT; how long: docs/testing.md (Times)"
 	rm -rf "$BASE_GIT"
 	git init -q --bare "$BASE_GIT"
 	g() { git --git-dir="$BASE_GIT" --work-tree="$PRISTINE" "$@"; }
