@@ -302,11 +302,12 @@ bench:
 	@python3 $(S)/bench.py
 
 # KALLSYMS_QUERY against parsing the text, as symbolizers do; writes build/bench/query.json.
-bench-query: build
+# It builds and boots the Rust registry's kernel of our config alone, whatever BPF_KSYM
+# and EXTRA_CONFIG say (scripts/bench-query.py boots it so).
+bench-query:
+	@$(MAKE) --no-print-directory build BPF_KSYM=rust EXTRA_CONFIG=
 	@python3 $(S)/bench-query.py
 
-# One line per configuration: ours, BPF_SYSCALL=n, MODULES=n, BPF_JIT=n,
-# KALLSYMS_ALL=n, KUNIT=n, RUST=n, kCFI; each must link (scripts/configs.sh).
 lint: series tree
 	@bash -c '. $(S)/lib.sh; timed lint bash $(S)/lint.sh'
 series: source

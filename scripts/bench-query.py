@@ -75,7 +75,7 @@ def main():
         return
     info = {'mode': 'icount' if icount else 'tcg', 'runs': 11, 'tree': bench_docs.tree(),
             'date': datetime.date.today().isoformat()}
-    env = dict(os.environ, BPF_KSYM='rust', GUEST_TIMEOUT='1500')
+    env = dict(os.environ, BPF_KSYM='rust', EXTRA_CONFIG='', GUEST_TIMEOUT='1500')
     subprocess.run(['bash', os.path.join(ROOT, 'scripts/boot.sh'), 'bench-query'],
                    env=env, check=True)
     log = os.path.join(BUILD, 'guest-rust-bench-query.log')
