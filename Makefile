@@ -6,8 +6,9 @@
 #                            install; installs nothing, needs no root, takes seconds
 #   make run                 build, boot, show BPF programs in /proc/kallsyms and perf frames
 #   make test                build, boot, run every suite; last line "N passed, N failed"
-#   make test-all            make test for the Rust and the C registry, and the demo
-#                            (CI, .ci/run, runs make lint, test-all and test-debug)
+#   make test-all            make test for the Rust and the C registry, and the demo on
+#                            the Rust one (CI, .ci/run, runs make lint, test-all and
+#                            test-debug)
 #                            (these, shell and bench also with ARCH=arm64)
 #   make test-debug          the suites on a lockdep/KASAN/kmemleak kernel, a longer
 #                            stress run and 1M KALLSYMS_QUERY fuzz inputs
@@ -37,7 +38,7 @@
 #                            fmt/clippy/tests, blazesym's tests with tools/blazesym's
 #                            patches, htmldocs of our pages, the uapi header's kernel-doc
 #                            against the code, the paths documents name, the Kconfig
-#                            wiring, the benchmark figures, the example programs, the
+#                            wiring, the documents' figures, the example programs, the
 #                            scripts' unit tests (each: scripts/lint.sh's header)
 #   make series              the work as git format-patch series in build/series/
 #   make series-check        git am it on pristine 7.3, build and checkpatch every patch
@@ -48,7 +49,8 @@
 #                            (BPF_KSYM_CACHE)
 #
 # Variables (make VAR=value, or the environment):
-#   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n); default rust
+#   BPF_KSYM=c               use the original C registry (CONFIG_BPF_KSYM_RUST=n); default
+#                            rust. Which target runs on which: docs/testing.md (Registries)
 #   ARCH=arm64               cross-build with LLVM and boot under qemu-system-aarch64 (TCG);
 #                            default x86_64. Outputs are named rust-arm64, c-arm64, ...
 #   EXTRA_CONFIG=cfi         kCFI kernel (config/cfi.config); also debug, faults, fineibt,
@@ -318,6 +320,9 @@ series-check: series tree
 refresh-patch:
 	@bash -c '. $(S)/lib.sh; timed refresh-patch bash $(S)/refresh-patch.sh "$$0"' '$(P)'
 
+# One line per entry of the config matrix (ORDER in scripts/configs.sh: ours and one
+# change each, other architectures included); each must link, and the options the
+# entry needs must survive olddefconfig.
 configs: tree
 	@bash -c '. $(S)/lib.sh; timed configs bash $(S)/configs.sh'
 
