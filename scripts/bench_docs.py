@@ -1,20 +1,30 @@
 #!/usr/bin/env python3
-"""The documentation's benchmark figures, written by the benchmarks, never by hand.
+# SPDX-License-Identifier: GPL-2.0
+"""The documentation's figures: the benchmark tables written by the benchmarks, never by
+hand, and every other figure stated once.
 
 `make bench` and `make bench-query` keep their last run's records in docs/bench/<name>.json
-(committed: the one source of every figure) and render them, through this module, into the
-blocks of README.md and docs/benchmarks.md marked
+(committed: the one source of every benchmark figure) and render them, through this module,
+into the blocks of README.md and docs/benchmarks.md marked
 
     <!-- generated: <block> (scripts/bench_docs.py from docs/bench/); do not edit -->
     ...
     <!-- end generated: <block> -->
 
-`bench_docs.py check` (make lint) fails when a block differs from what its records render
-(an edit by hand, or records changed without re-rendering), or when a figure of a generated
-table appears in the text around the blocks, or in Documentation/bpf/bpf_ksym.rst (a
-hand-copied number, which goes stale without anyone noticing: say it in words, or point at
-the table). `bench_docs.py render` rewrites
-every block from the committed records.
+`bench_docs.py render` rewrites every block from the committed records. `bench_docs.py
+check` (make lint's `figures` line) fails when
+
+- a block differs from what its records render (an edit by hand, or records changed
+  without rendering them);
+- a figure of a generated table is typed again in the prose of any document doc_figures.py
+  reads (README.md, HACKING.md, docs/, Documentation/), in the table's unit: as it is, or
+  rounded on a line that names the table row's workload. A copy goes stale without anyone
+  noticing: say it in words, or point at the table;
+- a measured figure is stated in two places (doc_figures.duplicates());
+- the README's headline names a tree that is no commit of HEAD's history, or one after
+  which the kernel code changed, unless the README says which change its figures predate
+  (doc_figures.stale_trees()), or a note of that kind outlived its tree
+  (doc_figures.orphan_notes()). doc_figures.py's docstring has the rules of these three.
 """
 import datetime
 import json
@@ -23,14 +33,15 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import doc_figures  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, 'docs', 'bench')
-# The documents and the blocks each must have.
+# The documents with generated blocks, and the blocks each must have.
 DOCS = {'README.md': ('headline',),
         'docs/benchmarks.md': ('bench', 'bench-arm64', 'query', 'query-blazesym', 'query-churn',
-                               'query-icount'),
-        # The kernel's own page has no generated block: figures there could only be copies.
-        'Documentation/bpf/bpf_ksym.rst': ()}
+                               'query-icount')}
 BEGIN = re.compile(r'^<!-- generated: ([\w-]+) \(scripts/bench_docs\.py from docs/bench/\); '
                    r'do not edit -->$', re.M)
 END = '<!-- end generated: %s -->'
@@ -350,41 +361,45 @@ def render_all():
             print('bench_docs: re-rendered the figures of %s' % doc)
 
 
-# A figure: digits with a decimal part or thousands separators, or a ratio ("48x", "1/48"),
-# and what follows it (a unit says it is a measurement).
-FIGURE = re.compile(r'(?<![\w./-])(1/)?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(x\b)?'
-                    r'(?=(\s*(?:ms|us|ns|KiB|MiB|M|k|G|instructions)\b)?)')
 SPREAD = re.compile(r'\(\d+%\)')
 
 
-def figures(text, prose):
-    """The figures of text as (digits, rounded): '4,271' -> ('4271', False), '48x' and '1/48'
-    -> ('48', True). In prose, only those that look measured (a decimal part, a ratio, a unit,
-    or 3 or more digits); rounded says a copy may have rounded them (a ratio, or a unit)."""
+def figures(text):
+    """The figures of prose that look measured (a decimal part, a ratio, a unit, or 3 or
+    more digits; of 2 significant digits or more: "2x" says a size, not a measurement), as
+    (digits, rounded, kind, unit): '4,271 ms' -> ('4271', True, 'time', 'ms'), '48x' and
+    '1/48' -> ('48', False, 'ratio', 'x'), '88.8' -> ('88.8', False, None, None). rounded
+    says a copy may have rounded them (a ratio or a unit, from 3 significant digits on:
+    fewer match too much by chance)."""
     found = set()
-    for m in FIGURE.finditer(text):
-        inv, whole, frac, x, unit = m.groups()
-        digits = whole.replace(',', '')
-        if prose and not (frac or x or inv or unit or len(digits) >= 3):
+    for fig in doc_figures.figures(text):
+        digits, frac = fig.whole, fig.frac
+        if not (frac or fig.kind or len(digits) >= 3):
             continue
-        sig = len((digits + (frac or '')[1:]).lstrip('0.'))
-        if prose and sig < 2:
-            continue  # "2x" says a size, not a measurement
-        # Rounded copies only from 3 significant digits on: fewer match too much by chance.
-        found.add((digits + (frac or ''), bool(x or inv or unit) and sig >= 3))
+        sig = len((digits + frac[1:]).lstrip('0'))
+        if sig < 2:
+            continue
+        found.add((fig.value, bool(fig.kind) and sig >= 3, fig.kind, fig.unit))
     return found
 
 
-def copied(prose_figure, table):
-    """Whether a figure of the prose is one of the table's, as typed or rounded."""
-    text, rounded = prose_figure
-    if text in table:
-        return True
-    if not rounded:
-        return False
+def copied(prose_figure, table, line):
+    """Whether a figure of a prose line is one of the table's (digits, kind, unit,
+    workload): as typed, or rounded on a line that names the row's workload; and in the
+    same unit where both have one: "2.09 M" instructions is not a table's 2.09 ms, nor its
+    2.09x."""
+    text, rounded, kind, unit = prose_figure
     decimals = len(text.partition('.')[2])
-    # "338 ms" for 338.2, "130 ms" for 129.7: one of the table's, rounded.
-    return any(round(float(t), decimals) == float(text) for t in table)
+    for t_text, t_kind, t_unit, workload in table:
+        if kind and t_kind and (kind, unit) != (t_kind, t_unit):
+            continue
+        if text == t_text:
+            return True
+        # "338 ms" for the profile's 338.2, "130 ms" for 129.7, said of that workload.
+        if rounded and round(float(t_text), decimals) == float(text) and workload and \
+                re.search(r'\b%s\b' % re.escape(workload), line):
+            return True
+    return False
 
 
 # Table columns that hold no measurement.
@@ -392,25 +407,39 @@ NOT_FIGURES = ('workload', 'what', 'n', 'mode', 'unit', 'goal')
 
 
 def table_figures(block_text):
-    """The measured figures of a block's tables: their data cells, but for the columns that
-    name, count or judge (NOT_FIGURES) and spreads ("(15%)")."""
-    out, skip = set(), ()
+    """The measured figures of a block's tables, as (digits, kind, unit, workload): their
+    data cells, but for the columns that name, count or judge (NOT_FIGURES) and spreads
+    ("(15%)"); the workload is the name its row's first cell starts with ("profile: ...").
+    A number without a unit of its own is a ratio in a column of ratios ("Rust/C N=1"), and
+    otherwise in the unit its row's `unit` column gives."""
+    out, skip, header = set(), (), []
     lines = block_text.splitlines()
     for i, line in enumerate(lines):
         cells = [c.strip() for c in line.strip().strip('|').split('|')]
         if not line.startswith('|') or set(cells[0]) <= set('-'):
             continue
         if i + 1 < len(lines) and lines[i + 1].startswith('|---'):
+            header = cells
             skip = [j for j, c in enumerate(cells) if c.split(' ')[0] in NOT_FIGURES]
             continue
+        workload = re.match(r'[\w-]*', cells[0]).group(0)
+        row_unit = (None, None)
+        if 'unit' in header and header.index('unit') < len(cells):
+            row_unit = doc_figures.unit_of(cells[header.index('unit')])
         for j, cell in enumerate(cells):
-            if j not in skip:
-                out |= {t for t, _ in figures(SPREAD.sub('', cell), prose=False)}
+            if j in skip:
+                continue
+            for fig in doc_figures.figures(SPREAD.sub('', cell)):
+                kind, unit = fig.kind, fig.unit
+                if kind is None:
+                    kind, unit = ('ratio', 'x') if j < len(header) and '/' in header[j] \
+                        else row_unit
+                out.add((fig.value, kind, unit, workload))
     return out
 
 
 def check():
-    errors, generated, prose = [], set(), []
+    errors, generated = [], set()
     for doc in DOCS:
         text = open(os.path.join(ROOT, doc)).read()
         try:
@@ -430,17 +459,20 @@ def check():
                 errors.append('%s: block %s is not what docs/bench/ renders (edited by hand, or '
                               'the records changed): run scripts/bench_docs.py render' % (doc, name))
             generated |= table_figures(want)
-        # The text around the blocks, with the line number each piece starts at.
-        pos = 0
-        for _name, start, end in spans + [(None, len(text), len(text))]:
-            prose.append((doc, text.count('\n', 0, pos) + 1, text[pos:start]))
-            pos = end
-    for doc, first, chunk in prose:
-        for lineno, line in enumerate(chunk.splitlines(), first):
-            found = sorted(t for t, r in figures(line, prose=True) if copied((t, r), generated))
+    # The prose of every document, as doc_figures.py reads it.
+    for doc in doc_figures.documents(ROOT):
+        text = doc_figures.read(ROOT, doc)
+        spans = doc_figures.spans_of(text, blocks)
+        if spans is None:
+            continue  # broken blocks: said above
+        for lineno, line in doc_figures.prose_lines(text, spans, doc):
+            line = doc_figures.stated(line)
+            found = sorted(f[0] for f in figures(line) if copied(f, generated, line))
             if found:
                 errors.append('%s:%d: %s copied from a generated table: point at the table '
                               'instead' % (doc, lineno, ', '.join(found)))
+    errors += doc_figures.duplicates(ROOT, blocks) + doc_figures.stale_trees(ROOT, blocks) + \
+        doc_figures.orphan_notes(ROOT, blocks)
     for e in errors:
         print('bench_docs: ' + e, file=sys.stderr)
     return 1 if errors else 0

@@ -22,13 +22,12 @@
 #                  kernel tree or build/ (scripts/check-paths.py)
 #   kconfig        every Kconfig of our directories is sourced by the top-level
 #                  Kconfig and by exactly one patch, and nothing else is
-#   figures        the benchmark tables of README.md and docs/benchmarks.md are
-#                  what their records in docs/bench/ render, and no figure of
-#                  theirs is copied into the text or the registry's rst page
-#                  (scripts/bench_docs.py)
+#   figures        the documents' figures: scripts/bench_docs.py check, whose
+#                  docstring says what it checks
 #   examples       the reference's example programs compile with -Werror
 #   results.py     unit tests (pytest): results.py's and upstream.py's on recorded
-#                  guest logs, check-paths.py's, bench_docs.py's
+#                  guest logs, check-paths.py's, bench_docs.py's, doc_figures.py's,
+#                  prepare-tree.sh's, boot.sh's KVM probe
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 

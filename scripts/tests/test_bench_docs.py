@@ -1,13 +1,15 @@
+# SPDX-License-Identifier: GPL-2.0
 """Unit tests of scripts/bench_docs.py (make lint runs them).
 
 Each test builds a small fake repository (records in docs/bench/, a README.md and a
-docs/benchmarks.md with generated blocks) and checks what `check` reports; the last ones
-run it on a copy of this repository's documents, as they are and with a figure copied
-into the text.
+docs/benchmarks.md with generated blocks, a git history whose one commit the records name)
+and checks what `check` reports; the last ones run it on a clone of this repository with
+its working tree's documents, as they are and with a figure copied into the text.
 """
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 import pytest
@@ -16,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 import bench_docs  # noqa: E402
+import doc_figures  # noqa: E402
 
 QUERY = {'info': {'mode': 'tcg', 'runs': 11, 'tree': 'abc1234', 'date': '2026-12-03'},
          'records': [
@@ -44,6 +47,54 @@ BENCH = {'info': {'runs': 3, 'tree': 'abc1234', 'date': '2026-12-02', 'host': 'a
              for mode in ('icount', 'tcg')]}
 
 
+def git(root, *args):
+    return subprocess.run(['git', '-C', str(root)] + list(args), check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def as_history(root):
+    """Make root a git repository of one commit, tagged as the tree the fake records name
+    (abc1234): a headline measured on the kernel code as it is."""
+    git(root, 'init', '-q')
+    git(root, 'config', 'user.name', 'test')
+    git(root, 'config', 'user.email', 'test@example.com')
+    git(root, 'add', '-A')
+    git(root, 'commit', '-q', '--allow-empty', '-m', 'the fake repository')
+    git(root, 'tag', 'abc1234')
+
+
+def clone_of_this_repo(clone):
+    """A clone of this repository's history (file://, so that no object outside it comes
+    along), with its working tree's documents, records and Makefile copied over it."""
+    subprocess.run(['git', 'clone', '-q', 'file://' + ROOT, str(clone)], check=True)
+    git(clone, 'config', 'user.name', 'test')
+    git(clone, 'config', 'user.email', 'test@example.com')
+    for path in doc_figures.documents(ROOT) + ['docs/bench', 'Makefile']:
+        src, dst = os.path.join(ROOT, path), os.path.join(str(clone), path)
+        if os.path.isdir(src):
+            shutil.rmtree(dst, ignore_errors=True)
+            shutil.copytree(src, dst)
+        elif os.path.exists(src):
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copyfile(src, dst)
+    return clone
+
+
+def point_at(monkeypatch, root):
+    """Let bench_docs read and write root's documents and records."""
+    monkeypatch.setattr(bench_docs, 'ROOT', str(root))
+    monkeypatch.setattr(bench_docs, 'DATA', str(root / 'docs' / 'bench'))
+    return root
+
+
+def fake_repo(monkeypatch, root):
+    """root, written, as the repository bench_docs checks: rendered, then committed."""
+    point_at(monkeypatch, root)
+    bench_docs.render_all()
+    as_history(root)
+    return root
+
+
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     """A fake repository with records and both documents, rendered."""
@@ -58,10 +109,7 @@ def repo(tmp_path, monkeypatch):
         '\nText.\n' + block('query-blazesym') + block('query-churn') + block('query-icount'))
     os.makedirs(tmp_path / 'Documentation' / 'bpf')
     (tmp_path / 'Documentation' / 'bpf' / 'bpf_ksym.rst').write_text('Reads got faster.\n')
-    monkeypatch.setattr(bench_docs, 'ROOT', str(tmp_path))
-    monkeypatch.setattr(bench_docs, 'DATA', str(tmp_path / 'docs' / 'bench'))
-    bench_docs.render_all()
-    return tmp_path
+    return fake_repo(monkeypatch, tmp_path)
 
 
 def test_rendered_documents_pass(repo):
@@ -127,12 +175,33 @@ def test_records_changed_without_rendering_fails(repo, capsys):
 @pytest.mark.parametrize('copied', ['208x', 'a 1/208 of', '129.7 ms', '6,696 KiB', '3.79x',
                                     '338 ms', 'about 130 ms', '48.1x', '4,271 ms', '88.8'])
 def test_copied_figure_fails(repo, capsys, copied):
+    """As typed, or rounded ("338 ms" for 338.2) on a line that names the row's workload."""
     doc = repo / 'docs' / 'benchmarks.md'
     lines = doc.read_text().splitlines(keepends=True)
-    doc.write_text(''.join(lines[:1] + ['blazesym is %s faster.\n' % copied] + lines[1:]))
+    doc.write_text(''.join(lines[:1] + ['The profile or blazesym_first is %s faster.\n' % copied]
+                           + lines[1:]))
     assert bench_docs.check() == 1
     # The line it was typed on.
     assert ('docs/benchmarks.md:2: ' in capsys.readouterr().err)
+
+
+@pytest.mark.parametrize('doc', ['docs/testing.md', 'HACKING.md',
+                                 'Documentation/userspace-api/kallsyms_query.rst'])
+def test_copied_figure_in_any_document_fails(repo, capsys, doc):
+    path = repo / doc
+    os.makedirs(path.parent, exist_ok=True)
+    path.write_text('# x\n\nThe full read is 48.1x faster.\n')
+    assert bench_docs.check() == 1
+    assert '%s:3: 48.1 copied from a generated table' % doc in capsys.readouterr().err
+
+
+@pytest.mark.parametrize('prose', ['Symbolizing takes 338 ms.', 'A first address: about 130 ms.'])
+def test_a_rounded_figure_of_another_workload_passes(repo, prose):
+    """The same figure rounded, on a line that does not name the row's workload: as likely
+    a coincidence as a copy."""
+    doc = repo / 'docs' / 'benchmarks.md'
+    doc.write_text(doc.read_text() + '\n%s\n' % prose)
+    assert bench_docs.check() == 0
 
 
 def test_copied_figure_in_the_kernel_page_fails(repo, capsys):
@@ -168,16 +237,7 @@ def test_missing_records_say_how_to_make_them(repo):
 
 @pytest.fixture
 def copy_of_this_repo(tmp_path, monkeypatch):
-    for doc in list(bench_docs.DOCS) + ['docs/bench']:
-        src = os.path.join(ROOT, doc)
-        dst = tmp_path / doc
-        if not os.path.exists(src):
-            continue  # no records yet
-        os.makedirs(dst.parent, exist_ok=True)
-        (shutil.copytree if os.path.isdir(src) else shutil.copyfile)(src, dst)
-    monkeypatch.setattr(bench_docs, 'ROOT', str(tmp_path))
-    monkeypatch.setattr(bench_docs, 'DATA', str(tmp_path / 'docs' / 'bench'))
-    return tmp_path
+    return point_at(monkeypatch, clone_of_this_repo(tmp_path / 'clone'))
 
 
 def test_this_repository_passes(copy_of_this_repo):
