@@ -156,7 +156,7 @@ config: tree
 	@bash -c '. $(S)/lib.sh; timed configure bash $(S)/configure.sh'
 kernel: config
 	@bash -c '. $(S)/lib.sh; timed build-kernel bash $(S)/build-kernel.sh'
-initramfs: tree
+initramfs: kernel
 	@bash -c '. $(S)/lib.sh; timed initramfs bash $(S)/initramfs.sh'
 build: kernel initramfs
 
