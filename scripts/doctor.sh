@@ -82,7 +82,7 @@ else
 fi
 for tool in "clang-$LLVM_VER" "ld.lld-$LLVM_VER" qemu-system-x86_64; do
 	if command -v "$tool" >/dev/null; then
-		ok "$tool" "$("$tool" --version 2>/dev/null | head -n 1 | cut -c1-60)"
+		ok "$tool" "$("$tool" --version 2>/dev/null | head -n 1 | cut -c1-72)"
 	else
 		info "$tool" "not yet (one of the packages above)"
 	fi
@@ -102,14 +102,14 @@ else
 fi
 
 # Disk: the cache and the build directory may be on different filesystems.
-for dir in "$CACHE" "$BUILD"; do
-	d=$dir
+for pair in "cache:$CACHE" "build:$BUILD"; do
+	label=${pair%%:*} d=${pair#*:}
 	while [ ! -d "$d" ]; do d=$(dirname "$d"); done
 	free=$(df -Pk "$d" | awk 'NR == 2 {print int($4 / 1048576)}')
-	if [ "$free" -ge 15 ]; then
-		ok "disk at $d" "${free} GiB free"
+	if [ "$free" -ge 13 ]; then
+		ok "disk ($label)" "${free} GiB free at $d"
 	else
-		bad "disk at $d" "${free} GiB free, under the 15 GiB the two test kernels, their trees and ccache need (README.md, Requirements)"
+		bad "disk ($label)" "${free} GiB free at $d, under the 13 GiB make test-all and make lint need (README.md, Requirements)"
 	fi
 done
 ok cpus "$(nproc) ($(awk '/MemTotal/ {printf "%d GiB", $2 / 1048576}' /proc/meminfo))"
