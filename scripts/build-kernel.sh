@@ -7,7 +7,7 @@ set -euo pipefail
 
 # What a first build takes depends on the machine and the kernel: docs/testing.md (Times)
 # says it, once.
-step "building $FLAVOR kernel (first build: how long, docs/testing.md (Times); then incremental; log $KOUT/build.log)"
+step "building $FLAVOR kernel (first build: see docs/testing.md, Times; then incremental; log $KOUT/build.log)"
 log=$KOUT/build.log
 : >"$log"
 # logged: a line every 30 s with the log's last line (V=1: the whole output).

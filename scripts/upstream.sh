@@ -18,7 +18,7 @@ out=$BUILD/initramfs-$FLAVOR.cpio.gz
 # JIT-dump tests use it, and libLLVM would not fit the initramfs), no man pages.
 kmods=(bpf_testmod.ko bpf_test_no_cfi.ko bpf_test_modorder_x.ko bpf_test_modorder_y.ko
 	bpf_test_rqspinlock.ko)
-step "building upstream test_progs and bpf_testmod (first build: how long, docs/testing.md (Times); log $log)"
+step "building upstream test_progs and bpf_testmod (first build: see docs/testing.md, Times; log $log)"
 mkdir -p "$obj"
 bmake() {
 	make -C "$bpf" O="$KOUT" OUTPUT="$obj" LLVM=-"$LLVM_VER" SKIP_LLVM=1 SKIP_DOCS=1 \
