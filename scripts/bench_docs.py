@@ -309,7 +309,8 @@ def render_headline(_data, name):
                        % provenance(arm['info'], ['tcg']))
     joined = ', '.join(sources[:-1]) + ' and ' + sources[-1] if len(sources) > 2 else \
         ' and '.join(sources)
-    out += ['', 'Wall time under QEMU\'s TCG: %s.' % joined]
+    out += ['', 'Wall time under TCG, QEMU\'s emulation of the CPU in software (no KVM): %s.'
+            % joined]
     return '\n'.join(out) + '\n'
 
 
