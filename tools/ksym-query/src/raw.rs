@@ -23,38 +23,42 @@ pub(crate) const BATCH_MAX: usize = 4096;
 /// long)` in the kernel, is at most 60).
 pub(crate) const OWNER_LEN: usize = 64;
 
-/// `struct kallsyms_query`, version 2.
+/// `struct kallsyms_query`, version 2, each field marked with its direction as the header's
+/// kernel-doc gives it: `in`, the caller's (a successful call writes it back as it was); `out`,
+/// the kernel's answer (what the caller puts there is ignored); `in/out`, an input that some
+/// modes replace with an answer (the field's kernel-doc says which).
 #[repr(C)]
 pub(crate) struct RawQuery {
-    pub(crate) size: u64,
-    pub(crate) query_flags: u64,
-    pub(crate) sym_name_addr: u64,
-    pub(crate) sym_addr: u64,
-    pub(crate) sym_name_size: u64,
-    pub(crate) sym_start: u64,
-    pub(crate) sym_size: u64,
-    pub(crate) sym_owner: [u8; OWNER_LEN],
-    pub(crate) generation: u64,
-    pub(crate) sym_prog_id: u64,
-    pub(crate) sym_kind: u32,
-    pub(crate) sym_subprog: u32,
-    pub(crate) batch_addr: u64,
-    pub(crate) batch_count: u32,
-    pub(crate) batch_entry_size: u32,
+    pub(crate) size: u64,                  /* in */
+    pub(crate) query_flags: u64,           /* in */
+    pub(crate) sym_name_addr: u64,         /* in */
+    pub(crate) sym_addr: u64,              /* in/out */
+    pub(crate) sym_name_size: u64,         /* in/out */
+    pub(crate) sym_start: u64,             /* out */
+    pub(crate) sym_size: u64,              /* out */
+    pub(crate) sym_owner: [u8; OWNER_LEN], /* out */
+    pub(crate) generation: u64,            /* out */
+    pub(crate) sym_prog_id: u64,           /* out */
+    pub(crate) sym_kind: u32,              /* out */
+    pub(crate) sym_subprog: u32,           /* out */
+    pub(crate) batch_addr: u64,            /* in */
+    pub(crate) batch_count: u32,           /* in/out */
+    pub(crate) batch_entry_size: u32,      /* in */
 }
 
-/// `struct kallsyms_query_addr`, version 0.
+/// `struct kallsyms_query_addr`, version 0: one entry of a batch, its fields marked as
+/// [`RawQuery`]'s are.
 #[repr(C)]
 #[derive(Default, Clone, Copy)]
 pub(crate) struct RawEntry {
-    pub(crate) addr: u64,
-    pub(crate) start: u64,
-    pub(crate) size: u64,
-    pub(crate) prog_id: u64,
-    pub(crate) name_off: u32,
-    pub(crate) owner_off: u32,
-    pub(crate) kind: u32,
-    pub(crate) subprog: u32,
+    pub(crate) addr: u64,      /* in */
+    pub(crate) start: u64,     /* out */
+    pub(crate) size: u64,      /* out */
+    pub(crate) prog_id: u64,   /* out */
+    pub(crate) name_off: u32,  /* out */
+    pub(crate) owner_off: u32, /* out */
+    pub(crate) kind: u32,      /* out */
+    pub(crate) subprog: u32,   /* out */
 }
 
 const _: () = assert!(std::mem::size_of::<RawQuery>() as u64 == SIZE_VER2);
