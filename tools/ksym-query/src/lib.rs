@@ -31,8 +31,10 @@ mod text;
 pub use symbolizer::{Reason, Symbolized, Symbolizer, DEFAULT_CACHE_MAX};
 
 use raw::{cstr, query, RawEntry, RawQuery, BATCH_MAX, NAME_LEN};
+use std::any::Any;
 use std::fs::File;
 use std::io::{self, BufRead};
+use std::panic::{RefUnwindSafe, UnwindSafe};
 use text::Table;
 
 const KALLSYMS: &str = "/proc/kallsyms";
@@ -233,16 +235,27 @@ impl From<io::Error> for Error {
     }
 }
 
-enum Backend {
-    Ioctl(File),
-    Text(Table),
-    /// A stand-in for the ioctl in unit tests, which run on kernels without it.
-    #[cfg(test)]
-    Mock(mock::Mock),
+/// Where a [`Kallsyms`] gets its answers: the ioctl ([`Ioctl`]) or the parsed text ([`Table`]);
+/// in unit tests, which run on kernels without the ioctl, a mock (`mock::Mock`). Each method
+/// answers for the [`Kallsyms`] method of its name. `Send`, `Sync` and unwind-safe, as
+/// [`Kallsyms`] is whichever backend it holds; `Any`, for unit tests to reach their mock.
+trait Backend: Any + Send + Sync + UnwindSafe + RefUnwindSafe {
+    fn uses_ioctl(&self) -> bool;
+    fn unknowable(&self) -> &'static [&'static str];
+    fn generation(&self) -> Result<Option<u64>, Error>;
+    fn by_name(&self, name: &str) -> Result<u64, Error>;
+    fn by_addr(&self, addr: u64) -> Result<Symbol, Error>;
+    fn by_addrs(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error>;
 }
 
 /// An open `/proc/kallsyms`.
-pub struct Kallsyms(Backend);
+pub struct Kallsyms(Box<dyn Backend>);
+
+// Whichever backend it holds, as callers may rely on.
+const _: fn() = || {
+    fn auto_traits<T: Send + Sync + Unpin + UnwindSafe + RefUnwindSafe>() {}
+    auto_traits::<Kallsyms>();
+};
 
 /// Bytes of names per batch call: room for 128 names of the longest kind, and for thousands of
 /// usual ones. A call that fills it answers fewer entries, and the next call goes on.
@@ -254,7 +267,7 @@ impl Kallsyms {
     pub fn open() -> Result<Self, Error> {
         // Not through From: a missing file is no "no such symbol".
         let file = File::open(KALLSYMS).map_err(Error::Io)?;
-        Self::probed(Kallsyms(Backend::Ioctl(file)), Self::open_text)
+        Self::probed(Kallsyms(Box::new(Ioctl(file))), Self::open_text)
     }
 
     /// What a probe of `k`'s ioctl (a lookup of `_text`) says to use:
@@ -273,64 +286,58 @@ impl Kallsyms {
 
     /// Reads and parses the text file, as symbolizers without the ioctl do.
     pub fn open_text() -> Result<Self, Error> {
-        Ok(Kallsyms(Backend::Text(Table::read(KALLSYMS)?)))
+        Ok(Kallsyms(Box::new(Table::read(KALLSYMS)?)))
     }
 
     /// Parses text in the format of `/proc/kallsyms` (`address type name [owner]` lines), such
     /// as a copy saved on another machine: queries then answer from it as from
     /// [`Kallsyms::open_text`]. [`Error::NotPermitted`] if all its addresses are zero.
     pub fn from_text(r: impl BufRead) -> Result<Self, Error> {
-        Ok(Kallsyms(Backend::Text(Table::parse(r)?)))
+        Ok(Kallsyms(Box::new(Table::parse(r)?)))
     }
 
     /// Whether queries go through the ioctl.
     pub fn uses_ioctl(&self) -> bool {
-        match self.0 {
-            Backend::Ioctl(_) => true,
-            Backend::Text(_) => false,
-            #[cfg(test)]
-            Backend::Mock(_) => true,
-        }
+        self.0.uses_ioctl()
     }
 
     /// What this backend cannot know, for a caller to tell its user: nothing with the ioctl;
     /// with the text, the fields it leaves out or reads from the names (its rules are those
     /// `ksym-query --help` states).
     pub fn unknowable(&self) -> &'static [&'static str] {
-        match self.0 {
-            Backend::Ioctl(_) => &[],
-            #[cfg(test)]
-            Backend::Mock(_) => &[],
-            Backend::Text(_) => &[
-                "sizes (the text has none)",
-                "BPF program id",
-                "BPF subprogram index (subprograms look like programs)",
-                "freed module init functions (they look like module functions)",
-                "staleness (no generation: a parsed copy is never refreshed)",
-            ],
-        }
+        self.0.unknowable()
     }
 
     /// The kernel's generation: it changes whenever the symbols an address query can answer
     /// change. `None` from the text fallback, which cannot know, and from kernels whose
     /// `KALLSYMS_QUERY` predates it (`EINVAL`).
     pub fn generation(&self) -> Result<Option<u64>, Error> {
-        match &self.0 {
-            Backend::Ioctl(f) => {
-                let mut q = RawQuery::new(raw::QUERY_GENERATION);
-                match query(f, &mut q) {
-                    Ok(()) => Ok(Some(q.generation)),
-                    Err(e) if e.raw_os_error() == Some(errno::EINVAL) => Ok(None),
-                    Err(e) => Err(e.into()),
-                }
-            }
-            Backend::Text(_) => Ok(None),
-            #[cfg(test)]
-            Backend::Mock(m) => m.generation(),
-        }
+        self.0.generation()
     }
 
-    /// [`Kallsyms::by_addrs`] one query at a time, for kernels without batches.
+    /// The address of the symbol called `name` (vmlinux first, then modules).
+    pub fn by_name(&self, name: &str) -> Result<u64, Error> {
+        self.0.by_name(name)
+    }
+
+    /// The symbol that covers `addr`.
+    pub fn by_addr(&self, addr: u64) -> Result<Symbol, Error> {
+        self.0.by_addr(addr)
+    }
+
+    /// One answer per address: the symbol that covers it, or `None`, with as few system calls
+    /// as the kernel allows (`KALLSYMS_QUERY_BY_ADDR_BATCH`), and the generation the answers
+    /// are at least as new as (`None` from the text fallback).
+    pub fn by_addrs(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
+        self.0.by_addrs(addrs)
+    }
+}
+
+/// The `KALLSYMS_QUERY` ioctl on an open `/proc/kallsyms`.
+struct Ioctl(File);
+
+impl Ioctl {
+    /// [`Backend::by_addrs`] one query at a time, for kernels without batches.
     fn by_addrs_singly(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
         let generation = self.generation()?;
         let mut out = Vec::with_capacity(addrs.len());
@@ -343,61 +350,53 @@ impl Kallsyms {
         }
         Ok((out, generation))
     }
+}
 
-    /// The address of the symbol called `name` (vmlinux first, then modules).
-    pub fn by_name(&self, name: &str) -> Result<u64, Error> {
-        match &self.0 {
-            Backend::Ioctl(f) => {
-                let cname = std::ffi::CString::new(name).map_err(|_| Error::NotFound)?;
-                let mut q = RawQuery::new(raw::QUERY_BY_SYMBOL);
-                q.sym_name_addr = cname.as_ptr() as u64;
-                query(f, &mut q)?;
-                Ok(q.sym_addr)
-            }
-            Backend::Text(t) => t.by_name(name),
-            #[cfg(test)]
-            Backend::Mock(m) => m.fail().and_then(|()| m.table.by_name(name)),
+impl Backend for Ioctl {
+    fn uses_ioctl(&self) -> bool {
+        true
+    }
+
+    fn unknowable(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn generation(&self) -> Result<Option<u64>, Error> {
+        let mut q = RawQuery::new(raw::QUERY_GENERATION);
+        match query(&self.0, &mut q) {
+            Ok(()) => Ok(Some(q.generation)),
+            Err(e) if e.raw_os_error() == Some(errno::EINVAL) => Ok(None),
+            Err(e) => Err(e.into()),
         }
     }
 
-    /// The symbol that covers `addr`.
-    pub fn by_addr(&self, addr: u64) -> Result<Symbol, Error> {
-        match &self.0 {
-            Backend::Ioctl(f) => {
-                let mut name = [0u8; NAME_LEN];
-                let mut q = RawQuery::new(raw::QUERY_BY_ADDR);
-                q.sym_addr = addr;
-                q.sym_name_addr = name.as_mut_ptr() as u64;
-                q.sym_name_size = NAME_LEN as u64;
-                query(f, &mut q)?;
-                Ok(symbol(
-                    cstr(&name),
-                    cstr(&q.sym_owner),
-                    q.sym_start,
-                    q.sym_size,
-                    q.sym_kind,
-                    q.sym_prog_id,
-                    q.sym_subprog,
-                ))
-            }
-            Backend::Text(t) => t.by_addr(addr).ok_or(Error::NotFound),
-            #[cfg(test)]
-            Backend::Mock(m) => m
-                .fail()
-                .and_then(|()| m.table.by_addr(addr).ok_or(Error::NotFound)),
-        }
+    fn by_name(&self, name: &str) -> Result<u64, Error> {
+        let cname = std::ffi::CString::new(name).map_err(|_| Error::NotFound)?;
+        let mut q = RawQuery::new(raw::QUERY_BY_SYMBOL);
+        q.sym_name_addr = cname.as_ptr() as u64;
+        query(&self.0, &mut q)?;
+        Ok(q.sym_addr)
     }
 
-    /// One answer per address: the symbol that covers it, or `None`, with as few system calls
-    /// as the kernel allows (`KALLSYMS_QUERY_BY_ADDR_BATCH`), and the generation the answers
-    /// are at least as new as (`None` from the text fallback).
-    pub fn by_addrs(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
-        let f = match &self.0 {
-            Backend::Ioctl(f) => f,
-            Backend::Text(t) => return Ok((addrs.iter().map(|&a| t.by_addr(a)).collect(), None)),
-            #[cfg(test)]
-            Backend::Mock(m) => return m.by_addrs(addrs),
-        };
+    fn by_addr(&self, addr: u64) -> Result<Symbol, Error> {
+        let mut name = [0u8; NAME_LEN];
+        let mut q = RawQuery::new(raw::QUERY_BY_ADDR);
+        q.sym_addr = addr;
+        q.sym_name_addr = name.as_mut_ptr() as u64;
+        q.sym_name_size = NAME_LEN as u64;
+        query(&self.0, &mut q)?;
+        Ok(symbol(
+            cstr(&name),
+            cstr(&q.sym_owner),
+            q.sym_start,
+            q.sym_size,
+            q.sym_kind,
+            q.sym_prog_id,
+            q.sym_subprog,
+        ))
+    }
+
+    fn by_addrs(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
         let mut out = Vec::with_capacity(addrs.len());
         let mut names = vec![0u8; NAMES_BUF];
         let mut entries = vec![RawEntry::default(); addrs.len().min(BATCH_MAX)];
@@ -419,7 +418,7 @@ impl Kallsyms {
                 q.batch_addr = todo.as_mut_ptr() as u64;
                 q.batch_count = todo.len() as u32;
                 q.batch_entry_size = std::mem::size_of::<RawEntry>() as u32;
-                match query(f, &mut q) {
+                match query(&self.0, &mut q) {
                     Ok(()) => {}
                     // A kernel whose KALLSYMS_QUERY has no batches (version 0 or 1): E2BIG for
                     // the batch fields it does not know.
@@ -458,6 +457,42 @@ impl Kallsyms {
     }
 }
 
+/// The text fallback: [`Table`]'s own answers, by the rules of `src/text.rs`.
+impl Backend for Table {
+    fn uses_ioctl(&self) -> bool {
+        false
+    }
+
+    fn unknowable(&self) -> &'static [&'static str] {
+        &[
+            "sizes (the text has none)",
+            "BPF program id",
+            "BPF subprogram index (subprograms look like programs)",
+            "freed module init functions (they look like module functions)",
+            "staleness (no generation: a parsed copy is never refreshed)",
+        ]
+    }
+
+    fn generation(&self) -> Result<Option<u64>, Error> {
+        Ok(None)
+    }
+
+    fn by_name(&self, name: &str) -> Result<u64, Error> {
+        Table::by_name(self, name)
+    }
+
+    fn by_addr(&self, addr: u64) -> Result<Symbol, Error> {
+        Table::by_addr(self, addr).ok_or(Error::NotFound)
+    }
+
+    fn by_addrs(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
+        Ok((
+            addrs.iter().map(|&a| Table::by_addr(self, a)).collect(),
+            None,
+        ))
+    }
+}
+
 /// A symbol from the kernel's answer.
 fn symbol(
     name: String,
@@ -491,19 +526,37 @@ fn symbol(
 #[cfg(test)]
 pub(crate) mod mock {
     use super::{Backend, Error, Kallsyms, Symbol, Table};
-    use std::cell::Cell;
+    use std::any::Any;
     use std::io;
+    use std::sync::Mutex;
+
+    /// A value a test sets and the mock reads: a `Cell` that is `Sync`, as backends are.
+    pub(crate) struct Knob<T>(Mutex<T>);
+
+    impl<T: Copy> Knob<T> {
+        fn new(value: T) -> Self {
+            Knob(Mutex::new(value))
+        }
+
+        pub(crate) fn get(&self) -> T {
+            *self.0.lock().unwrap()
+        }
+
+        pub(crate) fn set(&self, value: T) {
+            *self.0.lock().unwrap() = value;
+        }
+    }
 
     pub(crate) struct Mock {
         pub(crate) table: Table,
         /// What the generation call answers.
-        pub(crate) generation: Cell<Option<u64>>,
+        pub(crate) generation: Knob<Option<u64>>,
         /// The errno every call fails with, if set.
-        pub(crate) errno: Cell<Option<i32>>,
+        pub(crate) errno: Knob<Option<i32>>,
         /// The errno batches fail with, if set.
-        pub(crate) batch_errno: Cell<Option<i32>>,
+        pub(crate) batch_errno: Knob<Option<i32>>,
         /// Addresses looked up.
-        pub(crate) asked: Cell<usize>,
+        pub(crate) asked: Knob<usize>,
     }
 
     impl Mock {
@@ -513,15 +566,32 @@ pub(crate) mod mock {
                 None => Ok(()),
             }
         }
+    }
 
-        pub(crate) fn generation(&self) -> Result<Option<u64>, Error> {
+    /// A stand-in for the ioctl.
+    impl Backend for Mock {
+        fn uses_ioctl(&self) -> bool {
+            true
+        }
+
+        fn unknowable(&self) -> &'static [&'static str] {
+            &[]
+        }
+
+        fn generation(&self) -> Result<Option<u64>, Error> {
             self.fail().map(|()| self.generation.get())
         }
 
-        pub(crate) fn by_addrs(
-            &self,
-            addrs: &[u64],
-        ) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
+        fn by_name(&self, name: &str) -> Result<u64, Error> {
+            self.fail().and_then(|()| self.table.by_name(name))
+        }
+
+        fn by_addr(&self, addr: u64) -> Result<Symbol, Error> {
+            self.fail()
+                .and_then(|()| self.table.by_addr(addr).ok_or(Error::NotFound))
+        }
+
+        fn by_addrs(&self, addrs: &[u64]) -> Result<(Vec<Option<Symbol>>, Option<u64>), Error> {
             self.fail()?;
             if let Some(n) = self.batch_errno.get() {
                 return Err(io::Error::from_raw_os_error(n).into());
@@ -535,20 +605,18 @@ pub(crate) mod mock {
     impl Kallsyms {
         /// `text` as the kernel's symbols, at `generation`.
         pub(crate) fn mock(text: &str, generation: Option<u64>) -> Self {
-            Kallsyms(Backend::Mock(Mock {
+            Kallsyms(Box::new(Mock {
                 table: Table::parse(text.as_bytes()).unwrap(),
-                generation: Cell::new(generation),
-                errno: Cell::new(None),
-                batch_errno: Cell::new(None),
-                asked: Cell::new(0),
+                generation: Knob::new(generation),
+                errno: Knob::new(None),
+                batch_errno: Knob::new(None),
+                asked: Knob::new(0),
             }))
         }
 
         pub(crate) fn as_mock(&self) -> &Mock {
-            match &self.0 {
-                Backend::Mock(m) => m,
-                _ => panic!("not a mock"),
-            }
+            let backend: &dyn Any = &*self.0;
+            backend.downcast_ref().expect("not a mock")
         }
     }
 }
