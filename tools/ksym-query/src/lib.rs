@@ -761,4 +761,17 @@ mod tests {
             Err(Error::NotPermitted)
         ));
     }
+
+    #[test]
+    fn the_text_answers_batches_and_says_what_it_cannot_know() {
+        let k = Kallsyms::from_text(
+            "ffffffff81000000 T _text\nffffffff81000100 T f\nffffffff81000200 T g\n".as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(k.generation().unwrap(), None);
+        let (found, generation) = k.by_addrs(&[0xffffffff81000104, 0x1000]).unwrap();
+        let names: Vec<_> = found.iter().map(|s| s.as_ref().map(|s| &*s.name)).collect();
+        assert_eq!((names, generation), (vec![Some("f"), None], None));
+        assert!(k.unknowable().iter().any(|u| u.starts_with("sizes")));
+    }
 }
