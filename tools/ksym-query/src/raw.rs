@@ -98,13 +98,19 @@ extern "C" {
     fn ioctl(fd: c_int, request: c_ulong, ...) -> c_int;
 }
 
-/// One `KALLSYMS_QUERY` call.
+/// One `KALLSYMS_QUERY` call, made again when a signal interrupted it: `EINTR` writes nothing
+/// and means "call again" (the header's Errors), as std's own I/O retries it.
 pub(crate) fn query(f: &File, q: &mut RawQuery) -> io::Result<()> {
-    // SAFETY: `q` is a valid `struct kallsyms_query` whose pointers outlive the call.
-    if unsafe { ioctl(f.as_raw_fd(), KALLSYMS_QUERY, q as *mut RawQuery) } != 0 {
-        return Err(io::Error::last_os_error());
+    loop {
+        // SAFETY: `q` is a valid `struct kallsyms_query` whose pointers outlive the call.
+        if unsafe { ioctl(f.as_raw_fd(), KALLSYMS_QUERY, q as *mut RawQuery) } == 0 {
+            return Ok(());
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
     }
-    Ok(())
 }
 
 /// The NUL-terminated string at the start of `b`.
