@@ -267,216 +267,357 @@ class Splats:
         return self.problems
 
 
-def scan(path, variant, corpus=None):
-    passed, failed, skipped, problems = 0, 0, 0, []
-    suites = set()
-    raw, kcsan = split_kcsan(open(path, errors='replace'))
+# The lines that end a guest's run (scripts/markers.py); a log without one did not finish.
+END_MARKERS = (KSELFTESTS_DONE, DEMO_END, FUZZ_END, FAULTS_END, SOAK_END, STRESS_END)
+
+
+def arm64(variant):
+    """Whether @variant (<registry>[-arm64][-<extra>]) is a flavour of arm64's."""
+    return 'arm64' in (variant or '').split('-')[1:]
+
+
+def expected_skips(variant):
+    """The cases @variant's kernel may skip. A flavour without its own list (rust-cfi,
+    rust-arm64-cfi) has its registry's on its architecture."""
+    fallback = (variant or '').split('-')[0] + ('-arm64' if arm64(variant) else '')
+    return EXPECTED_SKIPS.get(variant, EXPECTED_SKIPS.get(fallback, set()))
+
+
+class Boot:
+    """What one guest log says, read once (Reader) for the checks to judge (CHECKS).
+
+    Its results (cases, programs, summaries) are counted and printed as they are read, so
+    that the output follows the log; problems found while reading (a failed program, a
+    splat, an end marker's rc) are kept, in the order read, with the other facts the
+    checks need: the suites that ran, whether the run ended, the expected WARNINGs.
+    """
+
+    def __init__(self, path, variant, lines, kcsan):
+        self.path, self.variant, self.lines, self.kcsan = path, variant, lines, kcsan
+        self.text = '\n'.join(lines)
+        self.passed, self.failed, self.skipped, self.problems = 0, 0, 0, []
+        self.suites, self.ended, self.warnings_expected = set(), False, 0
+        # Test boots run KUnit (the other boots pass kunit.enable=0); its passes count
+        # once per kernel, in the test boot.
+        self.count_kunit = any(l.startswith(KSELFTESTS_DONE) for l in lines)
+
+    def result(self, ok, what):
+        """Count and print one result the boot reports."""
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        print('  %s  %s' % ('pass' if ok else 'FAIL', what))
+
+
+def read_log(path, variant, corpus=None):
+    """The Boot of the guest log at @path, its results printed; KCSAN's reports and the
+    splats scripts/known_splats.txt lists are set apart (the latter printed as such)."""
+    with open(path, errors='replace') as f:
+        raw, kcsan = split_kcsan(f)
     lines = [TS.sub('', l.rstrip('\r\n')) for l in raw]
     lines, listed = split_known_splats(lines)
     for reason in listed:
         print('  info  splat listed as upstream\'s own: %s' % reason)
-    # Test boots run KUnit (the other boots pass kunit.enable=0); its passes count
-    # once per kernel, in the test boot.
-    count_kunit = any(l.startswith(KSELFTESTS_DONE) for l in lines)
-    # A flavour without its own list (rust-cfi, rust-arm64-cfi) has its registry's on its
-    # architecture.
-    parts = (variant or '').split('-')
-    fallback = parts[0] + ('-arm64' if 'arm64' in parts[1:] else '')
-    expected_skips = EXPECTED_SKIPS.get(variant, EXPECTED_SKIPS.get(fallback, set()))
-    in_tap = False
-    splats = Splats(alloc_failures_expected=any(l.startswith(FAULTS_END) for l in lines))
-    suite = ''
-    ended = False
-    runner_planned, programs = None, 0
-    planned, seen, binary, last_said = None, 0, None, 'no output'
-    for i, raw in enumerate(lines):
-        line = raw
+    boot = Boot(path, variant, lines, kcsan)
+    Reader(boot, corpus).read()
+    return boot
+
+
+class Reader:
+    """Reads a Boot's lines in order, filling it in.
+
+    run_kselftest.sh (kselftest/runner.sh) nests its programs' output: a header before
+    each, its own lines prefixed with "# ", a result line after it; the console's lines
+    (splats, a KUnit suite the program re-runs) come in between without the prefix. So
+    reading keeps state: the program running, its plan, the cases it reported, the last
+    thing it said, and the KUnit suite being read.
+    """
+
+    def __init__(self, boot, corpus):
+        self.boot, self.corpus = boot, corpus
+        self.expected_skips = expected_skips(boot.variant)
+        self.splats = Splats(alloc_failures_expected=any(l.startswith(FAULTS_END)
+                                                         for l in boot.lines))
+        self.in_tap, self.console, self.suite = False, False, ''
+        self.runner_planned, self.programs = None, 0
+        self.program(None)
+
+    def program(self, binary):
+        """Start reading the output of the kselftest program @binary (None: between them)."""
+        self.planned, self.seen, self.binary, self.last_said = None, 0, binary, 'no output'
+
+    def read(self):
+        for raw in self.boot.lines:
+            self.feed(raw)
+        self.boot.problems += self.splats.finish()
+        self.boot.warnings_expected = self.splats.brackets
+
+    def feed(self, raw):
+        """One line: a program's header or result, an end marker, or anything else."""
         if m := PROG_BEGIN.match(raw):
-            in_tap, planned, seen, binary = True, None, 0, m.group(1)
-            last_said = 'no output'
-            continue
+            self.in_tap = True
+            self.program(m.group(1))
+            return
         if m := PROG_END.match(raw):
-            in_tap = False
-            programs += 1
-            # "# exit=N", "# TIMEOUT N seconds", or "# SKIP" for a program that
-            # skipped as a whole (its cases are counted, and checked, below).
-            if m.group(2) != binary:
-                problems.append('result of %s without its header (its cases went uncounted)'
-                                % m.group(2))
-            elif EXAMPLE.match(binary) and not seen:
-                if m.group(1) == 'ok' and not m.group(3).strip():
-                    passed += 1
-                    print('  pass  %s (example): %s' % (binary, last_said))
-                else:
-                    problems.append('example %s failed:%s: %s' % (binary, m.group(3), last_said))
-                planned, seen, binary, last_said = None, 0, None, 'no output'
-                continue
-            elif m.group(1) == 'not ok':
-                problems.append('%s failed:%s' % (m.group(2), m.group(3)))
-            elif not seen:
-                problems.append('%s ran no case (%s): %s' % (m.group(2), m.group(3).strip() or
-                                                             'exit 0', last_said))
-            if planned is None or seen < planned:
-                problems.append('%s reported %d of %s results (crashed?)' % (m.group(2), seen, planned))
-            planned, seen, binary, last_said = None, 0, None, 'no output'
-            continue
-        if not in_tap and (m := re.match(r'^1\.\.(\d+)$', raw)):
-            runner_planned = int(m.group(1))
-        # Inside a program, its own lines have the runner's "# "; the others are
-        # the kernel's console (splats, a KUnit suite the program re-runs).
-        console = in_tap and not raw.startswith('# ')
-        if in_tap and not console:
-            line = raw[2:]
-            last_said = line
-            if m := re.match(r'^1\.\.(\d+)', line):
-                planned = int(m.group(1))
-        if line.startswith((KSELFTESTS_DONE, DEMO_END, FUZZ_END, FAULTS_END, SOAK_END,
-                            STRESS_END)):
-            in_tap = False
-            ended = True
-            m = re.search(r'rc=(\d+)', line)
-            if m and m.group(1) != '0':
-                problems.append('%s failed (rc=%s)' % (line.split()[1].lower(), m.group(1)))
-            elif line.startswith(DEMO_END):
-                passed += 1
-                print('  pass  demo: programs in /proc/kallsyms and in perf call chains')
-            if line.startswith(KSELFTESTS_DONE) and (not programs or
-                                                          programs != runner_planned):
-                problems.append('run_kselftest.sh planned %s programs, %d reported'
-                                % (runner_planned, programs))
-            continue
+            self.in_tap = False
+            self.programs += 1
+            self.program_result(*m.groups())
+            self.program(None)
+            return
+        line = self.own_text(raw)
+        if line.startswith(END_MARKERS):
+            self.end(line)
+            return
+        self.kunit(line)
+        self.case(line)
+        if not self.in_tap:
+            # Inside a kselftest the harness's ok line counts these already.
+            self.fuzz_summary(line)
+            self.faults_summary(line)
+            self.soak_summary(line)
+        self.info(line)
+        self.splats.feed(line)
+
+    def own_text(self, raw):
+        """@raw as its writer printed it: a program's own lines without the runner's "# "
+        (noting its plan and what it said last); the runner's plan, the console as is."""
+        if not self.in_tap and (m := re.match(r'^1\.\.(\d+)$', raw)):
+            self.runner_planned = int(m.group(1))
+        self.console = self.in_tap and not raw.startswith('# ')
+        if not self.in_tap or self.console:
+            return raw
+        line = raw[2:]
+        self.last_said = line
+        if m := re.match(r'^1\.\.(\d+)', line):
+            self.planned = int(m.group(1))
+        return line
+
+    def program_result(self, result, name, rest):
+        """run_kselftest.sh's result line of a program: "# exit=N", "# TIMEOUT N seconds",
+        or "# SKIP" for a program that skipped as a whole (its cases are counted, and
+        checked, as read)."""
+        problems = self.boot.problems
+        if name != self.binary:
+            problems.append('result of %s without its header (its cases went uncounted)' % name)
+        elif EXAMPLE.match(self.binary) and not self.seen:
+            if result == 'ok' and not rest.strip():
+                self.boot.result(True, '%s (example): %s' % (self.binary, self.last_said))
+            else:
+                problems.append('example %s failed:%s: %s' % (self.binary, rest, self.last_said))
+            return
+        elif result == 'not ok':
+            problems.append('%s failed:%s' % (name, rest))
+        elif not self.seen:
+            problems.append('%s ran no case (%s): %s' % (name, rest.strip() or 'exit 0',
+                                                         self.last_said))
+        if self.planned is None or self.seen < self.planned:
+            problems.append('%s reported %d of %s results (crashed?)' % (name, self.seen,
+                                                                        self.planned))
+
+    def end(self, line):
+        """The marker that ends the guest's run, with the exit status of what it ran."""
+        boot = self.boot
+        self.in_tap = False
+        boot.ended = True
+        m = re.search(r'rc=(\d+)', line)
+        if m and m.group(1) != '0':
+            boot.problems.append('%s failed (rc=%s)' % (line.split()[1].lower(), m.group(1)))
+        elif line.startswith(DEMO_END):
+            boot.result(True, 'demo: programs in /proc/kallsyms and in perf call chains')
+        if line.startswith(KSELFTESTS_DONE) and (not self.programs or
+                                                 self.programs != self.runner_planned):
+            boot.problems.append('run_kselftest.sh planned %s programs, %d reported'
+                                 % (self.runner_planned, self.programs))
+
+    def kunit(self, line):
+        """A KUnit suite's start, and a failed top-level result (a suite's, a program's)."""
         if m := re.match(r'^ {4}# Subtest: (\S+)', line):
-            suite = m.group(1)
-            suites.add(suite)
-        if not in_tap and (m := re.match(r'^not ok \d+ (\S+)', line)):
-            problems.append('%s failed' % m.group(1))
-        m = None if console else TAP_CASE.match(line) if in_tap else KUNIT_CASE.match(line)
-        if m and not in_tap and not count_kunit and m.group(1) == 'ok':
-            m = None
+            self.suite = m.group(1)
+            self.boot.suites.add(self.suite)
+        if not self.in_tap and (m := re.match(r'^not ok \d+ (\S+)', line)):
+            self.boot.problems.append('%s failed' % m.group(1))
+
+    def case(self, line):
+        """A case's result: a KUnit case (its passes only in a test boot) or, inside a
+        program, a kselftest_harness case; a skip not expected of the kernel is a problem."""
+        boot = self.boot
+        m = None if self.console else TAP_CASE.match(line) if self.in_tap else \
+            KUNIT_CASE.match(line)
+        if not m or (not self.in_tap and not boot.count_kunit and m.group(1) == 'ok'):
+            return
+        if self.in_tap:
+            self.seen += 1
+        name = m.group(2) if self.in_tap else '%s.%s' % (self.suite, m.group(2))
+        if '# SKIP' in m.group(3):
+            boot.skipped += 1
+            print('  skip  %s' % name)
+            if name not in self.expected_skips:
+                boot.problems.append('%s skipped:%s' % (name, m.group(3).split('# SKIP', 1)[1]))
+        else:
+            boot.result(m.group(1) == 'ok', name)
+
+    def fuzz_summary(self, line):
+        """The fuzzer's summary: inputs, outcomes and wrong answers."""
+        m = re.match(r'^FUZZ inputs=(\d+) wrong=(\d+) outcomes=(\d+)', line)
+        if not m:
+            return
+        inputs, wrong, outcomes = m.groups()
+        if wrong == '0':
+            self.boot.result(True, 'KALLSYMS_QUERY fuzz: %s inputs, %s outcomes, 0 wrong'
+                             % (inputs, outcomes))
+        else:
+            self.boot.result(False, 'KALLSYMS_QUERY fuzz: %s of %s inputs answered wrongly'
+                             % (wrong, inputs))
+
+    def faults_summary(self, line):
+        """make test-faults: every kind must have injected something, and nothing be wrong."""
+        m = re.match(r'^FAULTS injected (.*) calls_failed=(\d+) checked=(\d+) wrong=(\d+)$', line)
+        if not m:
+            return
+        kinds = dict(kv.split('=') for kv in m.group(1).split())
+        idle = [k for k, v in kinds.items() if v == '0']
+        summary = '%s; %s calls failed, %s checks' % (
+            ', '.join('%s %s' % kv for kv in kinds.items()), m.group(2), m.group(3))
+        self.boot.result(m.group(4) == '0' and not idle, 'faults injected: %s, %s wrong%s' % (
+            summary, m.group(4), ''.join('; none of ' + k for k in idle)))
+
+    def soak_summary(self, line):
+        """make soak: the summary after the last checkpoint (soak_test's own checks set rc)."""
+        m = re.match(r'^# SOAK END seconds=(\d+) ops=(\d+) checked=(\d+) wrong=(\d+) (.*)$', line)
         if m:
-            if in_tap:
-                seen += 1
-            name = m.group(2) if in_tap else '%s.%s' % (suite, m.group(2))
-            if '# SKIP' in m.group(3):
-                skipped += 1
-                print('  skip  %s' % name)
-                if name not in expected_skips:
-                    problems.append('%s skipped:%s' % (name, m.group(3).split('# SKIP', 1)[1]))
-            elif m.group(1) == 'ok':
-                passed += 1
-                print('  pass  %s' % name)
-            else:
-                failed += 1
-                print('  FAIL  %s' % name)
-        # Inside a kselftest the harness's ok line counts it already.
-        m = not in_tap and re.match(r'^FUZZ inputs=(\d+) wrong=(\d+) outcomes=(\d+)', line)
-        if m:
-            if m.group(2) == '0':
-                passed += 1
-                print('  pass  KALLSYMS_QUERY fuzz: %s inputs, %s outcomes, 0 wrong'
-                      % (m.group(1), m.group(3)))
-            else:
-                failed += 1
-                print('  FAIL  KALLSYMS_QUERY fuzz: %s of %s inputs answered wrongly'
-                      % (m.group(2), m.group(1)))
-        # make test-faults: every kind must have injected something, and nothing be wrong.
-        m = not in_tap and re.match(r'^FAULTS injected (.*) calls_failed=(\d+) checked=(\d+) '
-                                    r'wrong=(\d+)$', line)
-        if m:
-            kinds = dict(kv.split('=') for kv in m.group(1).split())
-            idle = [k for k, v in kinds.items() if v == '0']
-            summary = '%s; %s calls failed, %s checks' % (
-                ', '.join('%s %s' % kv for kv in kinds.items()), m.group(2), m.group(3))
-            if m.group(4) == '0' and not idle:
-                passed += 1
-                print('  pass  faults injected: %s, 0 wrong' % summary)
-            else:
-                failed += 1
-                print('  FAIL  faults injected: %s, %s wrong%s' % (
-                    summary, m.group(4), ''.join('; none of ' + k for k in idle)))
-        # make soak: the summary after the last checkpoint (soak_test's own checks set rc).
-        m = not in_tap and re.match(r'^# SOAK END seconds=(\d+) ops=(\d+) checked=(\d+) '
-                                    r'wrong=(\d+) (.*)$', line)
-        if m:
-            summary = '%s s, %s operations, %s checks, %s wrong; %s' % m.groups()
-            if m.group(4) == '0':
-                passed += 1
-                print('  pass  soak: ' + summary)
-            else:
-                failed += 1
-                print('  FAIL  soak: ' + summary)
-        if not in_tap and line.startswith('# WRONG '):
+            self.boot.result(m.group(4) == '0', 'soak: %s s, %s operations, %s checks, %s '
+                             'wrong; %s' % m.groups())
+
+    def info(self, line):
+        """Lines passed on as they are: wrong answers, progress, the fuzzer's corpus."""
+        if not self.in_tap and line.startswith('# WRONG '):
             print('  ' + line[2:])
         if line.startswith('# faults: '):
             print('  info  ' + line[2:])
-        if line.startswith('CORPUS ') and corpus is not None:
-            corpus.append(line)
+        if line.startswith('CORPUS ') and self.corpus is not None:
+            self.corpus.append(line)
         if line.startswith(('# STRESS ', '# FUZZ ')):
             print('  info  ' + line[2:])
-        splats.feed(line)
-    problems += splats.finish() + classify_kcsan(kcsan)
-    warnings_expected = splats.brackets
-    # The lockdep kernel exists to run prog_ksym_find_warns_without_rcu, which
-    # passes without a word when lockdep has turned itself off: require its warning.
-    if (variant or '').endswith('-debug') and count_kunit and not warnings_expected:
-        problems.append('no expected WARNING on the debug kernel: lockdep off, or the case did not run')
-    text = '\n'.join(lines)
-    # arm64 boots run with pointer authentication (-cpu max): the JIT signs the return
-    # addresses its images push, which the stack tests then unwind and name. A boot
-    # without it would pass those tests while testing less.
-    if 'arm64' in parts[1:] and 'CPU features: detected: Address authentication' not in text:
-        problems.append('arm64 guest without pointer authentication (QEMU -cpu max has it)')
-    # A test boot runs the in-kernel benchmark on 1 .. 1000 symbols; it checks every answer.
-    if 'bpf_ksym_bench.max_n=' in text:
-        wrong = [l for l in lines if 'bpf_ksym_bench: WRONG' in l]
-        if 'bpf_ksym_bench: done' in text and not wrong:
-            passed += 1
-            print('  pass  bpf_ksym_bench (lookups and add/del on 1..1000 symbols answer right)')
-        else:
-            failed += 1
-            print('  FAIL  bpf_ksym_bench: %s' % (wrong[0] if wrong else 'did not finish'))
-    if FAULTS_END in text and not re.search(r'^FAULTS injected ', text, re.M):
-        problems.append('the fault injection test printed no summary (skipped or crashed)')
-    # A KCSAN kernel that reports nothing proves something only if its detector works: its
-    # boot selftest (CONFIG_KCSAN_SELFTEST) makes races and must have seen each.
-    if 'kcsan: enabled' in text and not re.search(r'^kcsan: selftest: (\d+)/\1 tests passed',
-                                                  text, re.M):
-        problems.append('KCSAN\'s boot selftest did not pass: its silence proves nothing')
-    # A soak must have run the seconds its command line asked for, a checkpoint a minute.
-    if SOAK_END in text:
-        asked = re.search(r'Command line:.*\bksym_soak=(\d+)', text)
-        done = re.findall(r'^# SOAK END seconds=(\d+) .*checkpoints=(\d+)', text, re.M)
-        if not done:
-            problems.append('the soak printed no summary (skipped or crashed)')
-        elif asked and (int(done[-1][0]) < int(asked.group(1)) or
-                        int(done[-1][1]) != int(asked.group(1)) // 60):
-            problems.append('the soak ran %s s with %s checkpoints, %s s were asked for'
-                            % (done[-1] + (asked.group(1),)))
-    # A fuzz boot must have run exactly the inputs its command line asked for.
-    if FUZZ_END in text:
-        asked = re.search(r'Command line:.*\bksym_fuzz=(\d+)', text)
-        done = re.findall(r'^FUZZ inputs=(\d+)', text, re.M)
-        if not done or (asked and done[-1] != asked.group(1)):
-            problems.append('fuzz boot ran %s inputs, %s were asked for'
-                            % (done[-1] if done else 'no', asked.group(1) if asked else 'some'))
-    # Suites every test kernel runs, and those only the Rust registry has.
+
+
+def judge_bench(boot):
+    """A test boot runs the in-kernel benchmark on 1 .. 1000 symbols; it checks every
+    answer. Its verdict is a result, not a problem."""
+    if 'bpf_ksym_bench.max_n=' not in boot.text:
+        return
+    wrong = [l for l in boot.lines if 'bpf_ksym_bench: WRONG' in l]
+    if 'bpf_ksym_bench: done' in boot.text and not wrong:
+        boot.result(True, 'bpf_ksym_bench (lookups and add/del on 1..1000 symbols answer right)')
+    else:
+        boot.result(False, 'bpf_ksym_bench: %s' % (wrong[0] if wrong else 'did not finish'))
+
+
+# The per-boot checks: each takes a Boot and returns its problems.
+
+def debug_warning(boot):
+    """The lockdep kernel exists to run prog_ksym_find_warns_without_rcu, which passes
+    without a word when lockdep has turned itself off: require its warning."""
+    if (boot.variant or '').endswith('-debug') and boot.count_kunit and \
+            not boot.warnings_expected:
+        return ['no expected WARNING on the debug kernel: lockdep off, or the case did not run']
+    return []
+
+
+def pointer_auth(boot):
+    """arm64 boots run with pointer authentication (-cpu max): the JIT signs the return
+    addresses its images push, which the stack tests then unwind and name. A boot without
+    it would pass those tests while testing less."""
+    if arm64(boot.variant) and \
+            'CPU features: detected: Address authentication' not in boot.text:
+        return ['arm64 guest without pointer authentication (QEMU -cpu max has it)']
+    return []
+
+
+def faults_reported(boot):
+    """A fault injection boot must print its summary: without it, it checked nothing."""
+    if FAULTS_END in boot.text and not re.search(r'^FAULTS injected ', boot.text, re.M):
+        return ['the fault injection test printed no summary (skipped or crashed)']
+    return []
+
+
+def kcsan_selftest(boot):
+    """A KCSAN kernel that reports nothing proves something only if its detector works: its
+    boot selftest (CONFIG_KCSAN_SELFTEST) makes races and must have seen each."""
+    if 'kcsan: enabled' in boot.text and \
+            not re.search(r'^kcsan: selftest: (\d+)/\1 tests passed', boot.text, re.M):
+        return ['KCSAN\'s boot selftest did not pass: its silence proves nothing']
+    return []
+
+
+def soak_length(boot):
+    """A soak must have run the seconds its command line asked for, a checkpoint a minute."""
+    if SOAK_END not in boot.text:
+        return []
+    asked = re.search(r'Command line:.*\bksym_soak=(\d+)', boot.text)
+    done = re.findall(r'^# SOAK END seconds=(\d+) .*checkpoints=(\d+)', boot.text, re.M)
+    if not done:
+        return ['the soak printed no summary (skipped or crashed)']
+    if asked and (int(done[-1][0]) < int(asked.group(1)) or
+                  int(done[-1][1]) != int(asked.group(1)) // 60):
+        return ['the soak ran %s s with %s checkpoints, %s s were asked for'
+                % (done[-1] + (asked.group(1),))]
+    return []
+
+
+def fuzz_inputs(boot):
+    """A fuzz boot must have run exactly the inputs its command line asked for."""
+    if FUZZ_END not in boot.text:
+        return []
+    asked = re.search(r'Command line:.*\bksym_fuzz=(\d+)', boot.text)
+    done = re.findall(r'^FUZZ inputs=(\d+)', boot.text, re.M)
+    if not done or (asked and done[-1] != asked.group(1)):
+        return ['fuzz boot ran %s inputs, %s were asked for'
+                % (done[-1] if done else 'no', asked.group(1) if asked else 'some')]
+    return []
+
+
+def kunit_suites(boot):
+    """A test boot runs the suites every test kernel has, and the Rust registry's own."""
     wanted = ['rust_doctests_kernel', 'rust_rbtree_latch', 'kallsyms_query']
-    if variant and variant.startswith('rust'):
+    if boot.variant and boot.variant.startswith('rust'):
         wanted += ['bpf_ksym', 'kallsyms_iter']
-    for want in wanted:
-        if count_kunit and want not in suites:
-            problems.append('the %s KUnit suite did not run' % want)
-    if not ended:
-        problems.append('guest did not finish its run (hang or panic)')
+    return ['the %s KUnit suite did not run' % want for want in wanted
+            if boot.count_kunit and want not in boot.suites]
+
+
+def finished(boot):
+    """A guest that printed no end marker hung or panicked."""
+    return [] if boot.ended else ['guest did not finish its run (hang or panic)']
+
+
+CHECKS = (debug_warning, pointer_auth, faults_reported, kcsan_selftest, soak_length,
+          fuzz_inputs, kunit_suites, finished)
+
+
+def report(boot, problems):
+    """The problems (the first 10) and the log's last lines, to see where it stopped."""
+    print('%s:' % boot.path)
+    for p in problems[:10]:
+        print('  PROBLEM ' + p)
+    print('  --- last lines of the guest log ---')
+    for l in boot.lines[-25:]:
+        print('  | ' + l)
+
+
+def scan(path, variant, corpus=None):
+    """Read and judge the guest log at @path, printing its results and problems; returns
+    (passed, failed, skipped), any problem counting as one more failure. --corpus's lines
+    go to @corpus."""
+    boot = read_log(path, variant, corpus)
+    problems = boot.problems + classify_kcsan(boot.kcsan)
+    judge_bench(boot)
+    for check in CHECKS:
+        problems += check(boot)
     if problems:
-        failed += 1
-        print('%s:' % path)
-        for p in problems[:10]:
-            print('  PROBLEM ' + p)
-        print('  --- last lines of the guest log ---')
-        for l in lines[-25:]:
-            print('  | ' + l)
-    return passed, failed, skipped
+        boot.failed += 1
+        report(boot, problems)
+    return boot.passed, boot.failed, boot.skipped
 
 
 def main():
