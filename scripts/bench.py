@@ -39,6 +39,7 @@ OUT = os.path.join(BUILD, 'bench')
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import bench_docs  # noqa: E402
 import bench_plot  # noqa: E402
+from bench_markdown import FIXED_N, JUDGED, ORDER, render_markdown  # noqa: E402
 from markers import BENCH_END  # noqa: E402
 
 # Another architecture's kernels (ARCH=arm64, emulated instruction by instruction on this
@@ -59,16 +60,6 @@ VARIANTS = ('c', 'rust')
 KERNEL_LINE = re.compile(r'bpf_ksym_bench: workload=(\w+) n=(\d+) ops=\d+ ns_per_op=([\d.]+)')
 USER_LINE = re.compile(r'BENCH workload=(\w+) n=(\d+) value=([\d.]+) unit=(\w+)')
 WRONG = re.compile(r'WRONG.*')
-# Where each workload is judged (the issue's rule): lookups and add/del by
-# instruction count, the full read by wall time.
-JUDGED = {'lookup_hit': 'icount', 'lookup_miss': 'icount', 'lookup_boundary': 'icount',
-          'address_lookup': 'icount', 'add_del': 'icount', 'kallsyms_read_core': 'icount',
-          'iter_ksym_read_core': 'icount', 'kallsyms_read': 'tcg'}
-ORDER = ['lookup_hit', 'lookup_miss', 'lookup_boundary', 'address_lookup', 'add_del',
-         'kallsyms_read_core', 'iter_ksym_read_core', 'kallsyms_read', 'query_by_addr_bpf',
-         'query_by_addr_core', 'query_by_symbol', 'prog_load_unload']
-# Workloads measured at one N whatever BENCH_N says: the core read has no BPF symbol.
-FIXED_N = {'kallsyms_read_core': 0, 'iter_ksym_read_core': 0}
 LINES_LINE = re.compile(r'BENCH lines workload=(\w+) n=(\d+) lines=(\d+)')
 
 
@@ -266,41 +257,6 @@ def render_table(records, info):
             r['mode'], r['workload'], r['n'], r['c'], r['rust'], r['unit'],
             r['rust'] / r['c'], 100 * r['spread'], verdict(r)))
     return '\n'.join(lines) + '\n'
-
-
-def render_markdown(records):
-    """Rust/C per workload and N (spread in brackets), judged mode first."""
-    ns = sorted({r['n'] for r in records if r['workload'] not in FIXED_N})
-    # Absolute figures at the second-largest N (the largest is C's slowest corner).
-    mid_n = ns[-2] if len(ns) > 1 else ns[-1]
-    out = ['| workload | mode | unit | C at %s | Rust at %s | %s |' % (
-               '{:,}'.format(mid_n), '{:,}'.format(mid_n),
-               ' | '.join('Rust/C N={:,}'.format(n) for n in ns)),
-           '|---|---|---|---|---|' + '---|' * len(ns)]
-    for w in ORDER:
-        modes = sorted({r['mode'] for r in records if r['workload'] == w},
-                       key=lambda m: m != JUDGED.get(w, 'tcg'))
-        for mode in modes:
-            rows = {r['n']: r for r in records if r['workload'] == w and r['mode'] == mode}
-            if not rows:
-                continue
-            mid = rows.get(mid_n) or next(iter(rows.values()))
-            cells = []
-            for n in ns:
-                r = rows.get(n)
-                if r is None:
-                    # A fixed-N workload: its one figure under every N.
-                    r = mid
-                ratio = r['rust'] / r['c']
-                mark = '**' if JUDGED.get(w) == mode else ''
-                # Big wins read better as "1/34" than as "0.03".
-                inv = 1 / ratio
-                shown = ('%.2f' % ratio if ratio >= 0.5 else
-                         '1/%.1f' % inv if inv < 10 else '1/%.0f' % inv)
-                cells.append('%s%s%s (%.0f%%)' % (mark, shown, mark, 100 * r['spread']))
-            out.append('| %s | %s | %s | %.4g | %.4g | %s |' % (
-                w, mode, mid['unit'], mid['c'], mid['rust'], ' | '.join(cells)))
-    return '\n'.join(out) + '\n'
 
 
 if __name__ == '__main__':

@@ -34,6 +34,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_markdown  # noqa: E402 (bench.py's own table, so that both print the same)
 import doc_figures  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -238,8 +239,6 @@ def render_blazesym(data, name):
 def render_bench(data, name):
     if data is None:
         return missing(name, 'make bench' + (' ARCH=' + name.split('-', 1)[1] if '-' in name else ''))
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import bench  # noqa: E402 (bench.py's own table, so that both print the same)
     i = data['info']
     modes = {r['mode'] for r in data['records']}
     head = ('`make bench%s` (`BENCH_RUNS=%s`, modes %s), %s; host %s; kernel %s '
@@ -248,7 +247,7 @@ def render_bench(data, name):
                 ' ARCH=' + name.split('-', 1)[1] if '-' in name else '', i.get('runs', '?'),
                 '/'.join(sorted(modes)), provenance(i, modes), i['host'], i['kernel'],
                 i['kernel_compiler'], i['rustc'], i['qemu']))
-    return head + '\n\n' + bench.render_markdown(data['records'])
+    return head + '\n\n' + bench_markdown.render_markdown(data['records'])
 
 
 def measured(info, mode):

@@ -287,3 +287,15 @@ def test_merged_run_names_each_modes_date_and_tree():
         'icount 2026-12-04, tree `new`, tcg 2026-12-03, tree `old`'
     # A run without per-mode records (older JSON) is one date and tree.
     assert bench_docs.provenance({'date': 'd', 'tree': 't'}, ['icount', 'tcg']) == 'd, tree `t`'
+
+
+def test_bench_table_renders_without_bench_py(repo):
+    # bench.py imports bench_docs to publish a run; bench_docs renders bench.py's table
+    # through bench_markdown, so neither imports the other back, and bench.py's settings
+    # (ARCH, BENCH_N), which it reads as it is imported, play no part in the documents.
+    code = ('import sys; sys.path.insert(0, %r); import bench_docs; bench_docs.DATA = %r; '
+            'print("| kallsyms_read | tcg |" in bench_docs.render("bench"), '
+            '"bench" in sys.modules)' % (os.path.dirname(HERE), str(repo / 'docs' / 'bench')))
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                       env=dict(os.environ, ARCH='riscv', BENCH_N='not a number'))
+    assert (r.returncode, r.stdout, r.stderr) == (0, 'True False\n', '')
