@@ -28,6 +28,20 @@ struct bpf_ksym_cursor {
 	unsigned int symnum;
 };
 
+/**
+ * bpf_get_kallsym_next() - the BPF symbol at an index, walking on from a cursor
+ * @cur: the cursor: all zeroes before its first use, not used concurrently
+ * @symnum: the index of the symbol wanted, in insertion order
+ * @value: set to its address
+ * @type: set to its type letter
+ * @sym: KSYM_NAME_LEN bytes, set to its name
+ *
+ * As bpf_get_kallsym(), but a walk asking @symnum, @symnum + 1, ... costs
+ * O(1) per symbol. Defined in Rust (bpf_ksym/exports.rs).
+ *
+ * Return: 0, or -ERANGE past the last symbol or when BPF symbols are hidden
+ * (bpf_jit_kallsyms off, or JIT hardening on).
+ */
 int bpf_get_kallsym_next(struct bpf_ksym_cursor *cur, unsigned int symnum,
 			 unsigned long *value, char *type, char *sym);
 

@@ -49,36 +49,84 @@ struct bpf_iter__ksym {
 struct cred;
 struct file;
 
-/*
- * The KALLSYMS_QUERY ioctl of /proc/kallsyms (kernel/kallsyms.c), for an
- * opener that may see addresses if @show_value.
+/**
+ * kallsyms_query_ioctl() - the ioctl of /proc/kallsyms (kernel/kallsyms.c)
+ * @show_value: whether the opener may see addresses
+ * @cmd: the ioctl command
+ * @arg: its argument
+ *
+ * Return: as kallsyms_query(), or -ENOIOCTLCMD for a command that is not
+ * KALLSYMS_QUERY of any size from version 0 on (user space sees -ENOTTY).
  */
 long kallsyms_query_ioctl(bool show_value, unsigned int cmd, unsigned long arg);
 
 #ifdef CONFIG_BPF_KSYM_RUST
-/*
- * Sections of kernel/kallsyms.c, one symbol each: 1 with it in @iter, or 0
- * past the section's end. kallsyms_iter_core() fills the symbol at @pos (in
- * O(1) when @pos follows the last one); the others the one at iter->pos,
- * recording their end in iter->pos_*_end as mainline's get_ksymbol_*() do.
+/**
+ * kallsyms_iter_core() - the vmlinux symbol at a position
+ * @iter: the reader's place, filled with the symbol
+ * @pos: the position; in O(1) when it follows the last one filled
+ *
+ * Return: 1, or 0 past the last vmlinux symbol.
  */
 int kallsyms_iter_core(struct kallsym_iter *iter, loff_t pos);
+
+/**
+ * kallsyms_iter_mod() - the module symbol at iter->pos
+ * @iter: the reader's place, filled with the symbol
+ *
+ * Like kallsyms_iter_ftrace_mod() and kallsyms_iter_kprobe() for their
+ * sections, records the section's end in iter->pos_*_end as mainline's
+ * get_ksymbol_*() do.
+ *
+ * Return: 1, or 0 past the section's end.
+ */
 int kallsyms_iter_mod(struct kallsym_iter *iter);
+
+/**
+ * kallsyms_iter_ftrace_mod() - the ftrace module symbol at iter->pos
+ * @iter: the reader's place, filled with the symbol
+ *
+ * Return: 1, or 0 past the section's end.
+ */
 int kallsyms_iter_ftrace_mod(struct kallsym_iter *iter);
+
+/**
+ * kallsyms_iter_kprobe() - the kprobe symbol at iter->pos
+ * @iter: the reader's place, filled with the symbol
+ *
+ * Return: 1, or 0 past the section's end.
+ */
 int kallsyms_iter_kprobe(struct kallsym_iter *iter);
-/*
- * Back to the first symbol, every section end forgotten; whether addresses are
- * shown is decided by @cred, the opener's (NULL: the current task's).
+/**
+ * kallsyms_iter_reset() - move a reader back to the first symbol
+ * @iter: the reader's place; every section end is forgotten
+ * @cred: whose kallsyms_show_value() decides whether addresses are shown:
+ *        the opener's, or NULL for the current task's
  */
 void kallsyms_iter_reset(struct kallsym_iter *iter, const struct cred *cred);
-/* The BTF id of struct kallsym_iter, for iter/ksym's context. */
+
+/**
+ * kallsyms_iter_btf_id() - the BTF id of struct kallsym_iter
+ *
+ * Return: the id, for iter/ksym's context.
+ */
 u32 kallsyms_iter_btf_id(void);
 
-/* kallsyms_iter/kallsyms_iter.rs */
-/* Creates /proc/kallsyms and registers iter/ksym; called once, by kallsyms_init(). */
+/**
+ * kallsyms_iter_init() - create /proc/kallsyms and register iter/ksym
+ *
+ * Called once, by kallsyms_init(). Defined in Rust
+ * (kallsyms_iter/kallsyms_iter.rs), as kallsyms_iter_update() is.
+ */
 void kallsyms_iter_init(void);
 #ifdef CONFIG_KGDB_KDB
-/* kdb's step: moves @iter to the symbol at @pos: 1, or 0 past the last section. */
+/**
+ * kallsyms_iter_update() - kdb's step through /proc/kallsyms
+ * @iter: the reader's place, zeroed and reset before the walk
+ * @pos: the position to move to
+ *
+ * Return: 1 with the symbol at @pos in @iter, or 0 past the last section.
+ */
 int kallsyms_iter_update(struct kallsym_iter *iter, loff_t pos);
 #endif
 #endif
