@@ -33,16 +33,21 @@ sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import bench  # noqa: E402 (its versions(): what the figures were measured on)
 import bench_docs  # noqa: E402
 LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) unit=(\w+)((?: \w+=[\d.]+)+)')
-CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq')
+CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq', 'ioctl_cached',
+           'capi_text', 'capi_kq')
 WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id',
              'blazesym_first', 'blazesym_cold', 'blazesym_first_warm', 'blazesym_cold_warm',
-             'blazesym_bpf_first', 'blazesym_bpf_info', 'rss_kib', 'rss_end_kib',
+             'blazesym_bpf_first', 'blazesym_bpf_info', 'blazesym_steady',
+             'blazesym_steady_miss_us', 'blazesym_steady_hit_us',
+             'blazesym_steady_syscalls_miss_max', 'blazesym_steady_syscalls_miss_mean',
+             'blazesym_steady_syscalls_hit_max', 'blazesym_steady_syscalls_hit_mean',
+             'rss_kib', 'rss_end_kib',
              'blazesym_rss_kib', 'blazesym_rss_growth_kib', 'churn_single', 'churn_batch')
 # Rows with idle and churn latencies instead of a figure per client.
 CHURN = ('churn_single', 'churn_batch')
 # The ratios docs/benchmarks.md reports, where both clients ran: (numerator, denominator).
 RATIOS = (('text', 'ioctl'), ('text', 'batch'), ('ioctl', 'batch'), ('scan', 'ioctl'),
-          ('blazesym_text', 'blazesym_kq'))
+          ('blazesym_text', 'blazesym_kq'), ('capi_text', 'capi_kq'), ('capi_kq', 'ioctl_cached'))
 # Memory ratios too, where both sides are one symbolizer's (not peak against end).
 KIB_RATIOS = (('blazesym_text', 'blazesym_kq'),)
 

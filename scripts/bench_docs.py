@@ -42,7 +42,7 @@ DATA = os.path.join(ROOT, 'docs', 'bench')
 # The documents with generated blocks, and the blocks each must have.
 DOCS = {'README.md': ('headline',),
         'docs/benchmarks.md': ('bench', 'bench-arm64', 'query', 'query-blazesym', 'query-churn',
-                               'query-icount')}
+                               'query-icount', 'query-steady-icount', 'query-steady')}
 BEGIN = re.compile(r'^<!-- generated: ([\w-]+) \(scripts/bench_docs\.py from docs/bench/\); '
                    r'do not edit -->$', re.M)
 END = '<!-- end generated: %s -->'
@@ -77,6 +77,23 @@ BLAZESYM_ROWS = {
     'blazesym_rss_growth_kib': 'blazesym_rss_growth_kib: how far the symbolizer raised it '
                                '(`VmHWM` before and after)',
 }
+# Rows of the steady tables (bpftrace's pattern): workload -> what it measures.
+STEADY_ROWS = {
+    'blazesym_steady': 'a call, of 10,000 over 2,000 distinct addresses',
+    'blazesym_steady_miss_us': "a miss: an address's first call",
+    'blazesym_steady_hit_us': 'a hit: an address asked before',
+    'blazesym_steady_syscalls_miss_max': 'system calls of a miss, at most',
+    'blazesym_steady_syscalls_miss_mean': 'system calls of a miss, on average',
+    'blazesym_steady_syscalls_hit_max': 'system calls of a hit, at most',
+    'blazesym_steady_syscalls_hit_mean': 'system calls of a hit, on average',
+}
+STEADY_CLIENTS = ('ioctl_cached', 'capi_text', 'capi_kq')
+# The goals of capi_kq (patched blazesym): the most system calls of a hit and of a miss,
+# and its time per call against ioctl_cached's (icount).
+STEADY_SYSCALL_GOALS = {'blazesym_steady_syscalls_hit_max': 1,
+                        'blazesym_steady_syscalls_miss_max': 2}
+STEADY_TIME_GOAL = 2
+
 # Rows of the churn table: workload -> what it measures.
 CHURN_ROWS = {
     'churn_single': 'churn_single: one `BY_ADDR` of a JIT address',
@@ -236,6 +253,40 @@ def render_blazesym(data, name):
     return '\n'.join(out) + '\n'
 
 
+def render_steady(data, name):
+    """bpftrace's pattern, blazesym through its C API against a lean C client; the goals
+    judged on the figures they are about: system calls in any mode, time in icount."""
+    recs = by_workload(data) if data else {}
+    if 'blazesym_steady' not in recs:
+        return 'No blazesym_steady records in `docs/bench/%s.json` yet: run `%s`.\n' % (
+            name, 'make bench-query' + (' QEMU_EXTRA="-icount shift=0 -smp 1"'
+                                        if name == 'query-icount' else ''))
+    mode = data['info'].get('mode')
+    out = ['`make bench-query`, %s: %s.' % (provenance(data['info'], [mode or 'tcg']),
+                                            'icount' if mode == 'icount' else 'plain TCG'),
+           '',
+           '| per call | ioctl_cached (C) | capi_text (blazesym 0.2.7) | capi_kq (patched) | '
+           'capi_kq / ioctl_cached | goal |',
+           '|---|---|---|---|---|---|']
+    for w, what in STEADY_ROWS.items():
+        r = recs.get(w)
+        if r is None:
+            continue
+        cells = [shown(r[c], r['unit'], mode) if r['unit'] != 'calls' else num(r[c])
+                 for c in STEADY_CLIENTS]
+        kq, c = r['capi_kq'], r['ioctl_cached']
+        verdict = ''
+        if w in STEADY_SYSCALL_GOALS:
+            goal = STEADY_SYSCALL_GOALS[w]
+            verdict = '%s at most %d' % ('met:' if kq <= goal else 'not met:', goal)
+        elif w == 'blazesym_steady' and mode == 'icount':
+            verdict = '%s within %dx' % ('met:' if kq <= STEADY_TIME_GOAL * c else 'not met:',
+                                         STEADY_TIME_GOAL)
+        out.append('| %s | %s | %s | %s |' % (what, ' | '.join(cells),
+                                              ratio(kq, c) if c else '', verdict))
+    return '\n'.join(out) + '\n'
+
+
 def render_bench(data, name):
     if data is None:
         return missing(name, 'make bench' + (' ARCH=' + name.split('-', 1)[1] if '-' in name else ''))
@@ -322,6 +373,8 @@ BLOCKS = {
     'query-icount': (render_query, 'query-icount'),
     'query-blazesym': (render_blazesym, 'query'),
     'query-churn': (render_churn, 'query'),
+    'query-steady-icount': (render_steady, 'query-icount'),
+    'query-steady': (render_steady, 'query'),
 }
 
 

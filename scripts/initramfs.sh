@@ -75,7 +75,8 @@ echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >>"$root/etc/passwd"
 # Dynamic tools with every library they load; coreutils' timeout for the
 # kselftest runner (busybox's lacks --foreground).
 cp "$ksym_query" "$sample" "$root/usr/bin/"
-cp "$blazesym/bin/blazesym-check" "$blazesym/bin/blazesym-capi-check" "$root/usr/bin/"
+cp "$blazesym/bin/blazesym-check" "$blazesym/bin/blazesym-capi-check" \
+	"$blazesym/bin/blazesym-capi-bench-kq" "$blazesym/bin/blazesym-capi-bench-text" "$root/usr/bin/"
 if [ "$ARCH" = x86_64 ]; then
 	install_programs "$root" /usr/sbin/bpftool /usr/bin/perf /usr/bin/timeout /usr/bin/ksym-query \
 		/usr/bin/kallsyms_query /usr/bin/blazesym-check /usr/bin/blazesym-capi-check

@@ -106,7 +106,8 @@ def repo(tmp_path, monkeypatch):
     (tmp_path / 'docs' / 'benchmarks.md').write_text(
         'From 1 to 30,000 symbols, N >= 10,000.\n' + block('bench') + block('bench-arm64') +
         block('query') +
-        '\nText.\n' + block('query-blazesym') + block('query-churn') + block('query-icount'))
+        '\nText.\n' + block('query-blazesym') + block('query-churn') + block('query-icount') +
+        block('query-steady-icount') + block('query-steady'))
     os.makedirs(tmp_path / 'Documentation' / 'bpf')
     (tmp_path / 'Documentation' / 'bpf' / 'bpf_ksym.rst').write_text('Reads got faster.\n')
     return fake_repo(monkeypatch, tmp_path)
@@ -145,6 +146,29 @@ def test_churn_rows_render_with_their_goals(repo):
     assert ('| 1,000 us | 1,200 us | 4,000 us | 9,000 us | 4.00x | 9.00x | '
             'p99 short of 3x, max met: 20x |') in out
     assert '12,345 programs loaded and closed' in out
+
+
+def test_steady_rows_render_with_their_goals(repo):
+    assert 'No blazesym_steady records in `docs/bench/query.json` yet' in \
+        bench_docs.render('query-steady')
+    with open(repo / 'docs' / 'bench' / 'query.json') as f:
+        data = json.load(f)
+    data['info']['mode'] = 'icount'
+    fig = {'ioctl_cached': 1, 'capi_text': 4, 'capi_kq': 2}
+    data['records'] += [
+        {'workload': 'blazesym_steady', 'n': 10000, 'unit': 'us', 'ioctl_cached': 3.0,
+         'capi_text': 40.0, 'capi_kq': 7.0},
+        dict(fig, workload='blazesym_steady_syscalls_hit_max', n=8000, unit='calls'),
+        dict(fig, workload='blazesym_steady_syscalls_miss_max', n=2000, unit='calls')]
+    with open(repo / 'docs' / 'bench' / 'query.json', 'w') as f:
+        json.dump(data, f)
+    out = bench_docs.render('query-steady')
+    # 7 us against 3 us: past 2x; in icount, a us of guest time is a thousand instructions.
+    assert ('| 3 k instructions | 40 k instructions | 7 k instructions | 2.33x | '
+            'not met: within 2x |') in out
+    # A hit's 2 calls break its goal of 1; a miss's 2 meet theirs.
+    assert '| system calls of a hit, at most | 1 | 4 | 2 | 2.00x | not met: at most 1 |' in out
+    assert '| system calls of a miss, at most | 1 | 4 | 2 | 2.00x | met: at most 2 |' in out
 
 
 def test_block_edited_by_hand_fails(repo, capsys):

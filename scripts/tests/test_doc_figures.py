@@ -88,7 +88,8 @@ def repo(tmp_path, monkeypatch):
     write(tmp_path, 'docs/benchmarks.md',
           '# Benchmarks\n\n```sh\nmake bench   # the kernels of `make test-all`\n```\n\n' +
           block('bench') + block('bench-arm64') + block('query') + '\nText.\n' +
-          block('query-blazesym') + block('query-churn') + block('query-icount'))
+          block('query-blazesym') + block('query-churn') + block('query-icount') +
+          block('query-steady-icount') + block('query-steady'))
     write(tmp_path, 'docs/testing.md', TESTING)
     write(tmp_path, 'HACKING.md', '# Hacking\n\n`make series-check` took 4,137 s.\n')
     write(tmp_path, 'Documentation/bpf/bpf_ksym.rst',

@@ -7,6 +7,12 @@
 #   DIR/bin/blazesym-capi-check  capi_check.c against libblazesym_c.a, itself
 #                                built from DIR/patched/blazesym-c-0.1.11 with
 #                                blazesym patched to DIR/patched/blazesym-0.2.7
+#   DIR/bin/blazesym-capi-bench-kq    capi_bench.c against the same library
+#   DIR/bin/blazesym-capi-bench-text  capi_bench.c against blazesym-c 0.1.11
+#                                and blazesym 0.2.7 as published
+#
+# The capi_bench programs are linked static and non-PIE, as make
+# bench-query's C clients are, each with one blazesym.
 #
 # Usage: build.sh DIR
 #
@@ -93,4 +99,19 @@ say "$CC capi_check.c -> $build/bin/blazesym-capi-check"
 $CC -O2 -Wall -Wextra -I"$capi/include" -o "$build/bin/blazesym-capi-check" \
 	"$here/capi_check.c" "$lib" -lpthread -ldl -lm
 
-say "done: $build/bin/blazesym-check $build/bin/blazesym-capi-check"
+# 3. capi_bench, once against each blazesym: the published one is built in a
+#    target directory of its own (the library's file name is the same).
+bench_h=$here/../bpf/bpf_ksym_bench
+capi_bench() { # library output-name
+	say "$CC -static -no-pie capi_bench.c $1 -> $build/bin/$2"
+	# shellcheck disable=SC2086 # CC may carry the target's flags
+	$CC -O2 -Wall -Wextra -static -no-pie -I"$capi/include" -I"$bench_h" \
+		-o "$build/bin/$2" "$here/capi_bench.c" "$1" -lpthread -ldl -lm
+}
+capi_bench "$lib" blazesym-capi-bench-kq
+published=$build/pristine/blazesym-c-0.1.11
+say "cargo build --release -j$JOBS --lib (blazesym-c as published; target dir $build/target-published)"
+(cd "$published" && CARGO_TARGET_DIR=$build/target-published cargo build --release -j"$JOBS" --lib)
+capi_bench "$build/target-published${CARGO_BUILD_TARGET:+/$CARGO_BUILD_TARGET}/release/libblazesym_c.a" \
+	blazesym-capi-bench-text
+say "done: $build/bin/blazesym-check $build/bin/blazesym-capi-check $build/bin/blazesym-capi-bench-{kq,text}"

@@ -17,6 +17,14 @@
  *         _warm workloads) in one that has run the same once already; a used
  *         symbolizer's first JIT address and each JIT address after it to its
  *         program's information, PROGS programs loaded.
+ *  ioctl_cached, capi_text, capi_kq: bpftrace's pattern (blazesym_steady,
+ *         steady.h): one symbolizer for the process, one address per call,
+ *         STEADY_CALLS calls over DISTINCT addresses. ioctl_cached is a
+ *         single query per address with its own cache, asking GENERATION on a
+ *         hit; capi_text and capi_kq are blazesym through its C API, as
+ *         bpftrace calls it, as published and patched
+ *         (tools/blazesym/capi_bench.c, /usr/bin/blazesym-capi-bench-*). Each
+ *         prints its time, and the system calls of its misses and its hits.
  * churn_latency: the latency of a single BY_ADDR of a JIT address, and of a
  *         4096-entry batch of the JIT and text addresses answered in full
  *         (continued from each prefix a call answers), idle and while a
@@ -41,6 +49,7 @@
 
 #include "kselftest.h"
 #include "ksym_util.h"
+#include "steady.h"
 
 #define DISTINCT 2000
 #define SAMPLES 50000
@@ -439,6 +448,107 @@ static int client(const char *mode, const char *workload)
 }
 
 /*
+ * blazesym_steady's C client (steady.h): single queries, each answer cached
+ * by address with the generation it came with. A hit asks GENERATION, to
+ * know the answer is still current; a miss, or an answer of an older
+ * generation, asks BY_ADDR. One system call a call either way: what a
+ * symbolizer that keeps its answers needs at the least.
+ */
+#define STEADY_SLOTS 4096	/* a power of two, over twice DISTINCT */
+static_assert(STEADY_SLOTS >= 2 * DISTINCT, "a sparse table");
+
+struct steady_slot {
+	unsigned long long addr, generation;
+	const char *name;
+};
+
+static const char *steady_lookup(int fd, struct steady_slot *t, struct arena *ar,
+				 unsigned long long addr)
+{
+	unsigned int h = (addr * 0x9e3779b97f4a7c15ULL) >> 52;
+	struct kallsyms_query q;
+	char buf[512];
+
+	while (t[h].addr && t[h].addr != addr)
+		h = (h + 1) & (STEADY_SLOTS - 1);
+	if (t[h].addr) {
+		if (kq_query(fd, &q, KALLSYMS_QUERY_GENERATION, 0, NULL, NULL, 0))
+			return NULL;
+		if (q.generation == t[h].generation)
+			return t[h].name;
+	}
+	if (kq_query(fd, &q, KALLSYMS_QUERY_BY_ADDR, addr, NULL, buf, sizeof(buf)))
+		return NULL;
+	t[h].addr = addr;
+	t[h].generation = q.generation;
+	t[h].name = arena_copy(ar, buf);
+	return t[h].name;
+}
+
+/*
+ * One pass of blazesym_steady with a new cache: timed (@miss_ms, @hit_ms), or
+ * the system calls of each call counted (@counter >= 0). Every answer must be
+ * the kernel's.
+ */
+static int steady_pass(int counter, double *miss_ms, double *hit_ms, struct steady_count *miss,
+		       struct steady_count *hit)
+{
+	static struct steady_slot table[STEADY_SLOTS];
+	int fd = open("/proc/kallsyms", O_RDONLY);
+	unsigned long long last = 0;
+	unsigned int i, x = 1;
+	struct arena ar = {};
+	double t0, t1;
+
+	memset(table, 0, sizeof(table));
+	if (fd < 0 || (counter >= 0 && steady_syscalls(counter, &last) < -1))
+		return -1;
+	t0 = t1 = now_ms();
+	for (i = 0; i < STEADY_CALLS; i++) {
+		unsigned int a = steady_index(&x, i, DISTINCT);
+		const char *name;
+
+		if (i == DISTINCT)
+			t1 = now_ms();
+		name = steady_lookup(fd, table, &ar, addrs[a]);
+		if (counter >= 0) {
+			long n = steady_syscalls(counter, &last);
+
+			if (n < 0)
+				return -1;
+			steady_count_add(i < DISTINCT ? miss : hit, n);
+		}
+		/* Checked after the clock: the harness's work, not the symbolizer's. */
+		if (!name)
+			return -1;
+		got[a] = name;
+	}
+	if (miss_ms) {
+		*miss_ms = t1 - t0;
+		*hit_ms = now_ms() - t1;
+	}
+	close(fd);
+	for (i = 0; i < DISTINCT; i++)
+		if (name_hash(got[i]) != want_hash[i])
+			return -1;
+	return 0;
+}
+
+/* blazesym_steady's C client, printing what capi_bench prints. */
+static int steady_client(void)
+{
+	struct steady_count miss = {}, hit = {};
+	double miss_ms, hit_ms;
+	int counter = steady_syscall_counter();
+
+	if (counter < 0 || steady_pass(-1, &miss_ms, &hit_ms, NULL, NULL) ||
+	    steady_pass(counter, NULL, NULL, &miss, &hit))
+		return 1;
+	steady_report(miss_ms, hit_ms, &miss, &hit);
+	return 0;
+}
+
+/*
  * Whether a client's names are the kernel's: every address the workload
  * asks for answered, with the name of the reference answers.
  */
@@ -498,6 +608,14 @@ static void exec_client(const char *mode, const char *workload)
 {
 	const char *check = getenv("BLAZESYM_CHECK");
 
+	if (!strncmp(mode, "capi_", 5)) {
+		char path[64];
+
+		/* "capi_kq" -> /usr/bin/blazesym-capi-bench-kq */
+		snprintf(path, sizeof(path), "/usr/bin/blazesym-capi-bench-%s", mode + 5);
+		execl(path, path, "steady", BLAZESYM_CORE, NULL);
+		return;
+	}
 	if (strncmp(mode, "blazesym_", 9)) {
 		execl("/proc/self/exe", "bench_query", "--client", mode, workload, NULL);
 		return;
@@ -507,11 +625,14 @@ static void exec_client(const char *mode, const char *workload)
 	      strncmp(workload, "blazesym_bpf_", 13) ? BLAZESYM_CORE : BLAZESYM_BPF, NULL);
 }
 
+/* What a steady client prints after its time and -1 (steady_report()). */
+#define STEADY_FIGURES 6
+
 static int measure(const char *mode, const char *workload, double *ms, long *rss_kib,
-		   long *rss_end_kib, long *grow_kib)
+		   long *rss_end_kib, long *grow_kib, double *figures)
 {
 	struct rusage ru;
-	char out[64] = "";
+	char out[256] = "";
 	int status, pipefd[2];
 	pid_t pid;
 
@@ -540,6 +661,9 @@ static int measure(const char *mode, const char *workload, double *ms, long *rss
 	}
 	*grow_kib = -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || sscanf(out, "%lf %ld", ms, grow_kib) < 1)
+		return -1;
+	if (figures && sscanf(out, "%*f %*d %lf %lf %lf %lf %lf %lf", &figures[0], &figures[1],
+			      &figures[2], &figures[3], &figures[4], &figures[5]) != STEADY_FIGURES)
 		return -1;
 	if (*rss_end_kib < 0) {
 		fprintf(stderr, "bench: no Rss in /proc/%d/smaps_rollup: %s\n", pid,
@@ -685,6 +809,24 @@ static const struct workload {
 	 */
 	{ "blazesym_bpf_first", 1, "ms", { "blazesym_text", "blazesym_kq" } },
 	{ "blazesym_bpf_info", PROGS - 1, "us", { "blazesym_text", "blazesym_kq" } },
+	/* bpftrace's pattern (steady.h), per call; its figures below. */
+	{ "blazesym_steady", STEADY_CALLS, "us", { "ioctl_cached", "capi_text", "capi_kq" } },
+};
+
+/*
+ * What a steady client prints after its time, each a row of its own:
+ * blazesym_steady_<name>. Of the runs, the median; of a max, the largest.
+ */
+static const struct {
+	const char *name, *unit;
+	int n, is_max;
+} steady_figures[STEADY_FIGURES] = {
+	{ "miss_us", "us", DISTINCT, 0 },
+	{ "hit_us", "us", STEADY_CALLS - DISTINCT, 0 },
+	{ "syscalls_miss_max", "calls", DISTINCT, 1 },
+	{ "syscalls_miss_mean", "calls", DISTINCT, 0 },
+	{ "syscalls_hit_max", "calls", STEADY_CALLS - DISTINCT, 1 },
+	{ "syscalls_hit_mean", "calls", STEADY_CALLS - DISTINCT, 0 },
 };
 
 /* churn_latency: calls per phase, and the batch's entries. */
@@ -857,6 +999,8 @@ int main(int argc, char **argv)
 
 		if (rw_workload("r"))
 			return 2;
+		if (!strcmp(argv[3], "blazesym_steady"))
+			return strcmp(argv[2], "ioctl_cached") ? 2 : steady_client();
 		snprintf(probe_name, sizeof(probe_name), "bpf_user_rnd_u32");
 		t0 = now_ms();
 		err = client(argv[2], argv[3]);
@@ -890,19 +1034,27 @@ int main(int argc, char **argv)
 	}
 	for (w = 0; w < ARRAY_SIZE(workloads); w++) {
 		const struct workload *wl = &workloads[w];
-		double ms[3][RUNS];
-		int clients = wl->clients[2] ? 3 : 2;
+		int clients = wl->clients[2] ? 3 : 2, f;
+		int steady = !strcmp(wl->name, "blazesym_steady");
+		double ms[3][RUNS], figures[3][STEADY_FIGURES][RUNS];
 
 		/* Interleaved: one run of each client, RUNS times. */
 		for (r = 0; r < RUNS; r++)
 			for (m = 0; m < clients; m++) {
+				double fig[STEADY_FIGURES];
 				long kib, end_kib, grow_kib;
 
 				if (measure(wl->clients[m], wl->name, &ms[m][r], &kib, &end_kib,
-					    &grow_kib)) {
+					    &grow_kib, steady ? fig : NULL)) {
 					fprintf(stderr, "bench: %s client failed on %s\n",
 						wl->clients[m], wl->name);
 					return 1;
+				}
+				if (steady) {
+					/* Per call, in us. */
+					ms[m][r] *= 1e3 / STEADY_CALLS;
+					for (f = 0; f < STEADY_FIGURES; f++)
+						figures[m][f][r] = fig[f];
 				}
 				if (w == 0 && kib > rss[m])
 					rss[m] = kib;
@@ -926,6 +1078,16 @@ int main(int argc, char **argv)
 			printf(" %s=%.3f", wl->clients[m], ms[m][RUNS / 2]);
 		}
 		printf("\n");
+		for (f = 0; steady && f < STEADY_FIGURES; f++) {
+			printf("BENCH query workload=%s_%s n=%d unit=%s", wl->name,
+			       steady_figures[f].name, steady_figures[f].n, steady_figures[f].unit);
+			for (m = 0; m < clients; m++) {
+				qsort(figures[m][f], RUNS, sizeof(double), cmp_double);
+				printf(" %s=%.3f", wl->clients[m],
+				       figures[m][f][steady_figures[f].is_max ? RUNS - 1 : RUNS / 2]);
+			}
+			printf("\n");
+		}
 	}
 	printf("BENCH query workload=rss_kib n=%d unit=KiB text=%ld ioctl=%ld batch=%ld\n",
 	       SAMPLES, rss[0], rss[1], rss[2]);
