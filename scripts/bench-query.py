@@ -41,7 +41,9 @@ WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_pr
              'blazesym_steady_miss_us', 'blazesym_steady_hit_us',
              'blazesym_steady_syscalls_miss_max', 'blazesym_steady_syscalls_miss_mean',
              'blazesym_steady_syscalls_hit_max', 'blazesym_steady_syscalls_hit_mean',
-             'rss_kib', 'rss_end_kib',
+             'blazesym_steady_heap_kib', 'blazesym_bpf_gone', 'blazesym_bpf_gone_syscalls_max',
+             'blazesym_bpf_gone_syscalls_mean', 'blazesym_late', 'blazesym_late_syscalls',
+             'blazesym_late_named', 'rss_kib', 'rss_end_kib',
              'blazesym_rss_kib', 'blazesym_rss_growth_kib', 'churn_single', 'churn_batch')
 # Rows with idle and churn latencies instead of a figure per client.
 CHURN = ('churn_single', 'churn_batch')

@@ -86,13 +86,23 @@ STEADY_ROWS = {
     'blazesym_steady_syscalls_miss_mean': 'system calls of a miss, on average',
     'blazesym_steady_syscalls_hit_max': 'system calls of a hit, at most',
     'blazesym_steady_syscalls_hit_mean': 'system calls of a hit, on average',
+    'blazesym_steady_heap_kib': "the heap the symbolizer took over a pass (glibc's "
+                                '`mallinfo2()`)',
+    'blazesym_bpf_gone': 'the address of a program since closed, asked again (of 1,000)',
+    'blazesym_bpf_gone_syscalls_max': 'its system calls, at most',
+    'blazesym_bpf_gone_syscalls_mean': 'its system calls, on average',
+    'blazesym_late': "a program loaded after the symbolizer's first use, asked once",
+    'blazesym_late_syscalls': 'its system calls',
+    'blazesym_late_named': 'named right (1) or not (0)',
 }
 STEADY_CLIENTS = ('ioctl_cached', 'capi_text', 'capi_kq')
 # The goals of capi_kq (patched blazesym): the most system calls of a hit and of a miss,
 # and its time per call against ioctl_cached's (icount).
 STEADY_SYSCALL_GOALS = {'blazesym_steady_syscalls_hit_max': 1,
-                        'blazesym_steady_syscalls_miss_max': 2}
+                        'blazesym_steady_syscalls_miss_max': 2, 'blazesym_late_syscalls': 2}
 STEADY_TIME_GOAL = 2
+# capi_text / capi_kq at least this (icount).
+GONE_GOAL = 1000
 
 # Rows of the churn table: workload -> what it measures.
 CHURN_ROWS = {
@@ -266,24 +276,29 @@ def render_steady(data, name):
                                             'icount' if mode == 'icount' else 'plain TCG'),
            '',
            '| per call | ioctl_cached (C) | capi_text (blazesym 0.2.7) | capi_kq (patched) | '
-           'capi_kq / ioctl_cached | goal |',
-           '|---|---|---|---|---|---|']
+           'capi_kq / ioctl_cached | capi_text / capi_kq | goal |',
+           '|---|---|---|---|---|---|---|']
     for w, what in STEADY_ROWS.items():
         r = recs.get(w)
         if r is None:
             continue
-        cells = [shown(r[c], r['unit'], mode) if r['unit'] != 'calls' else num(r[c])
-                 for c in STEADY_CLIENTS]
-        kq, c = r['capi_kq'], r['ioctl_cached']
+        cells = ['' if c not in r else shown(r[c], r['unit'], mode) if r['unit'] != 'calls'
+                 else num(r[c]) for c in STEADY_CLIENTS]
+        kq, c, text = r['capi_kq'], r.get('ioctl_cached'), r['capi_text']
         verdict = ''
         if w in STEADY_SYSCALL_GOALS:
             goal = STEADY_SYSCALL_GOALS[w]
             verdict = '%s at most %d' % ('met:' if kq <= goal else 'not met:', goal)
+        elif w == 'blazesym_late_named':
+            verdict = 'met' if kq == 1 else 'not met'
         elif w == 'blazesym_steady' and mode == 'icount':
             verdict = '%s within %dx' % ('met:' if kq <= STEADY_TIME_GOAL * c else 'not met:',
                                          STEADY_TIME_GOAL)
-        out.append('| %s | %s | %s | %s |' % (what, ' | '.join(cells),
-                                              ratio(kq, c) if c else '', verdict))
+        elif w == 'blazesym_bpf_gone' and mode == 'icount':
+            verdict = '%s %dx' % ('met:' if text >= GONE_GOAL * kq else 'not met:', GONE_GOAL)
+        out.append('| %s | %s | %s | %s | %s |' % (
+            what, ' | '.join(cells), ratio(kq, c) if c else '',
+            ratio(text, kq) if kq and r['unit'] != 'calls' else '', verdict))
     return '\n'.join(out) + '\n'
 
 

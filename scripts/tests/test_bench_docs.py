@@ -159,16 +159,23 @@ def test_steady_rows_render_with_their_goals(repo):
         {'workload': 'blazesym_steady', 'n': 10000, 'unit': 'us', 'ioctl_cached': 3.0,
          'capi_text': 40.0, 'capi_kq': 7.0},
         dict(fig, workload='blazesym_steady_syscalls_hit_max', n=8000, unit='calls'),
-        dict(fig, workload='blazesym_steady_syscalls_miss_max', n=2000, unit='calls')]
+        dict(fig, workload='blazesym_steady_syscalls_miss_max', n=2000, unit='calls'),
+        {'workload': 'blazesym_bpf_gone', 'n': 1000, 'unit': 'us', 'capi_text': 2000.0,
+         'capi_kq': 1.5},
+        {'workload': 'blazesym_late_named', 'n': 1, 'unit': 'calls', 'capi_text': 0,
+         'capi_kq': 0}]
     with open(repo / 'docs' / 'bench' / 'query.json', 'w') as f:
         json.dump(data, f)
     out = bench_docs.render('query-steady')
     # 7 us against 3 us: past 2x; in icount, a us of guest time is a thousand instructions.
-    assert ('| 3 k instructions | 40 k instructions | 7 k instructions | 2.33x | '
+    assert ('| 3 k instructions | 40 k instructions | 7 k instructions | 2.33x | 5.71x | '
             'not met: within 2x |') in out
     # A hit's 2 calls break its goal of 1; a miss's 2 meet theirs.
-    assert '| system calls of a hit, at most | 1 | 4 | 2 | 2.00x | not met: at most 1 |' in out
-    assert '| system calls of a miss, at most | 1 | 4 | 2 | 2.00x | met: at most 2 |' in out
+    assert '| system calls of a hit, at most | 1 | 4 | 2 | 2.00x |  | not met: at most 1 |' in out
+    assert '| system calls of a miss, at most | 1 | 4 | 2 | 2.00x |  | met: at most 2 |' in out
+    # 2,000 us against 1.5 us: 1,333x, past the 1,000x the gone address is held to.
+    assert '| 2 M instructions | 1.5 k instructions |  | 1,333x | met: 1000x |' in out
+    assert '| named right (1) or not (0) |  | 0 | 0 |  |  | not met |' in out
 
 
 def test_block_edited_by_hand_fails(repo, capsys):

@@ -490,10 +490,11 @@ static const char *steady_lookup(int fd, struct steady_slot *t, struct arena *ar
  * the system calls of each call counted (@counter >= 0). Every answer must be
  * the kernel's.
  */
-static int steady_pass(int counter, double *miss_ms, double *hit_ms, struct steady_count *miss,
-		       struct steady_count *hit)
+static int steady_pass(int counter, double *miss_ms, double *hit_ms, double *heap_kib,
+		       struct steady_count *miss, struct steady_count *hit)
 {
 	static struct steady_slot table[STEADY_SLOTS];
+	double heap = steady_heap_kib();
 	int fd = open("/proc/kallsyms", O_RDONLY);
 	unsigned long long last = 0;
 	unsigned int i, x = 1;
@@ -526,6 +527,7 @@ static int steady_pass(int counter, double *miss_ms, double *hit_ms, struct stea
 	if (miss_ms) {
 		*miss_ms = t1 - t0;
 		*hit_ms = now_ms() - t1;
+		*heap_kib = steady_heap_kib() - heap;
 	}
 	close(fd);
 	for (i = 0; i < DISTINCT; i++)
@@ -538,13 +540,13 @@ static int steady_pass(int counter, double *miss_ms, double *hit_ms, struct stea
 static int steady_client(void)
 {
 	struct steady_count miss = {}, hit = {};
-	double miss_ms, hit_ms;
+	double miss_ms, hit_ms, heap_kib;
 	int counter = steady_syscall_counter();
 
-	if (counter < 0 || steady_pass(-1, &miss_ms, &hit_ms, NULL, NULL) ||
-	    steady_pass(counter, NULL, NULL, &miss, &hit))
+	if (counter < 0 || steady_pass(-1, &miss_ms, &hit_ms, &heap_kib, NULL, NULL) ||
+	    steady_pass(counter, NULL, NULL, NULL, &miss, &hit))
 		return 1;
-	steady_report(miss_ms, hit_ms, &miss, &hit);
+	steady_report(miss_ms, hit_ms, &miss, &hit, heap_kib);
 	return 0;
 }
 
@@ -602,6 +604,8 @@ static long rss_now_kib(pid_t pid)
 /* blazesym-check's addresses: DISTINCT core ones, and a core one then BPF ones. */
 #define BLAZESYM_CORE "/tmp/bench_query.blazesym_core"
 #define BLAZESYM_BPF "/tmp/bench_query.blazesym_bpf"
+/* blazesym_bpf_gone's address: of a program loaded and closed before the clients run. */
+#define BLAZESYM_GONE "/tmp/bench_query.blazesym_gone"
 
 /* Runs @mode's client in this process, exec'd: ours, or blazesym-check's. */
 static void exec_client(const char *mode, const char *workload)
@@ -611,9 +615,12 @@ static void exec_client(const char *mode, const char *workload)
 	if (!strncmp(mode, "capi_", 5)) {
 		char path[64];
 
-		/* "capi_kq" -> /usr/bin/blazesym-capi-bench-kq */
+		/* "capi_kq" -> /usr/bin/blazesym-capi-bench-kq; "blazesym_late" -> "late" */
 		snprintf(path, sizeof(path), "/usr/bin/blazesym-capi-bench-%s", mode + 5);
-		execl(path, path, "steady", BLAZESYM_CORE, NULL);
+		if (!strcmp(workload, "blazesym_bpf_gone"))
+			execl(path, path, "gone", BLAZESYM_GONE, NULL);
+		else
+			execl(path, path, workload + 9, BLAZESYM_CORE, NULL);
 		return;
 	}
 	if (strncmp(mode, "blazesym_", 9)) {
@@ -625,11 +632,11 @@ static void exec_client(const char *mode, const char *workload)
 	      strncmp(workload, "blazesym_bpf_", 13) ? BLAZESYM_CORE : BLAZESYM_BPF, NULL);
 }
 
-/* What a steady client prints after its time and -1 (steady_report()). */
-#define STEADY_FIGURES 6
+/* The most figures a client prints after its time and its RSS growth. */
+#define MAX_FIGURES 8
 
 static int measure(const char *mode, const char *workload, double *ms, long *rss_kib,
-		   long *rss_end_kib, long *grow_kib, double *figures)
+		   long *rss_end_kib, long *grow_kib, double *figures, int nr_figures)
 {
 	struct rusage ru;
 	char out[256] = "";
@@ -662,9 +669,16 @@ static int measure(const char *mode, const char *workload, double *ms, long *rss
 	*grow_kib = -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || sscanf(out, "%lf %ld", ms, grow_kib) < 1)
 		return -1;
-	if (figures && sscanf(out, "%*f %*d %lf %lf %lf %lf %lf %lf", &figures[0], &figures[1],
-			      &figures[2], &figures[3], &figures[4], &figures[5]) != STEADY_FIGURES)
-		return -1;
+	if (nr_figures) {
+		const char *p = out;
+		int i, used;
+
+		if (sscanf(p, "%*f %*d%n", &used) != 0 || !used)
+			return -1;
+		for (i = 0, p += used; i < nr_figures; i++, p += used)
+			if (sscanf(p, "%lf%n", &figures[i], &used) != 1)
+				return -1;
+	}
 	if (*rss_end_kib < 0) {
 		fprintf(stderr, "bench: no Rss in /proc/%d/smaps_rollup: %s\n", pid,
 			"is CONFIG_PROC_PAGE_MONITOR set?");
@@ -786,11 +800,49 @@ static int load_progs(void)
 }
 
 /* What each workload measures, and with which clients. */
+/*
+ * A figure a client prints after its time and RSS growth, a row of its own:
+ * <workload>_<name>. Of the runs, the median; of a max, the largest; with
+ * is_max -1, the least.
+ */
+struct figure {
+	const char *name, *unit;
+	int n, is_max;
+};
+
+static const struct figure steady_figures[] = {
+	{ "miss_us", "us", DISTINCT, 0 },
+	{ "hit_us", "us", STEADY_CALLS - DISTINCT, 0 },
+	{ "syscalls_miss_max", "calls", DISTINCT, 1 },
+	{ "syscalls_miss_mean", "calls", DISTINCT, 0 },
+	{ "syscalls_hit_max", "calls", STEADY_CALLS - DISTINCT, 1 },
+	{ "syscalls_hit_mean", "calls", STEADY_CALLS - DISTINCT, 0 },
+	{ "heap_kib", "KiB", DISTINCT, 0 },
+};
+
+static const struct figure gone_figures[] = {
+	{ "syscalls_max", "calls", GONE_CALLS, 1 },
+	{ "syscalls_mean", "calls", GONE_CALLS, 0 },
+};
+
+static const struct figure late_figures[] = {
+	{ "syscalls", "calls", 1, 1 },
+	/* 1 if the late program was named right: the least of the runs (is_max -1). */
+	{ "named", "calls", 1, -1 },
+};
+
+/*
+ * What each workload measures, with which clients; a client's time is for
+ * @per calls (its unit per call), and its figures follow.
+ */
 static const struct workload {
 	const char *name;
 	int n;
 	const char *unit;
 	const char *clients[3];
+	int per;
+	const struct figure *figures;
+	int nr_figures;
 } workloads[] = {
 	{ "profile", SAMPLES, "ms", { "text", "ioctl", "batch" } },
 	{ "by_name_cold", 1, "ms", { "text", "ioctl" } },
@@ -809,24 +861,15 @@ static const struct workload {
 	 */
 	{ "blazesym_bpf_first", 1, "ms", { "blazesym_text", "blazesym_kq" } },
 	{ "blazesym_bpf_info", PROGS - 1, "us", { "blazesym_text", "blazesym_kq" } },
-	/* bpftrace's pattern (steady.h), per call; its figures below. */
-	{ "blazesym_steady", STEADY_CALLS, "us", { "ioctl_cached", "capi_text", "capi_kq" } },
-};
-
-/*
- * What a steady client prints after its time, each a row of its own:
- * blazesym_steady_<name>. Of the runs, the median; of a max, the largest.
- */
-static const struct {
-	const char *name, *unit;
-	int n, is_max;
-} steady_figures[STEADY_FIGURES] = {
-	{ "miss_us", "us", DISTINCT, 0 },
-	{ "hit_us", "us", STEADY_CALLS - DISTINCT, 0 },
-	{ "syscalls_miss_max", "calls", DISTINCT, 1 },
-	{ "syscalls_miss_mean", "calls", DISTINCT, 0 },
-	{ "syscalls_hit_max", "calls", STEADY_CALLS - DISTINCT, 1 },
-	{ "syscalls_hit_mean", "calls", STEADY_CALLS - DISTINCT, 0 },
+	/* bpftrace's pattern, through blazesym's C API (steady.h), per call. */
+	{ "blazesym_steady", STEADY_CALLS, "us", { "ioctl_cached", "capi_text", "capi_kq" },
+	  STEADY_CALLS, steady_figures, ARRAY_SIZE(steady_figures) },
+	/* The address of a program since closed, asked again and again, per call. */
+	{ "blazesym_bpf_gone", GONE_CALLS, "us", { "capi_text", "capi_kq" },
+	  GONE_CALLS, gone_figures, ARRAY_SIZE(gone_figures) },
+	/* A program loaded after the symbolizer's first use: its first call. */
+	{ "blazesym_late", 1, "us", { "capi_text", "capi_kq" }, 1, late_figures,
+	  ARRAY_SIZE(late_figures) },
 };
 
 /* churn_latency: calls per phase, and the batch's entries. */
@@ -948,7 +991,16 @@ static int churn_latency(void)
 static int write_blazesym_addrs(void)
 {
 	FILE *core = fopen(BLAZESYM_CORE, "w"), *bpf = fopen(BLAZESYM_BPF, "w");
-	int i, ok = core && bpf;
+	FILE *gone = fopen(BLAZESYM_GONE, "w");
+	int fd = load_tiny_prog("bq_gone"), i, ok = core && bpf && gone && fd >= 0;
+	struct prog_syms ps;
+
+	/* A program's address, its program closed: its symbol is gone before any client runs. */
+	ok = ok && !prog_syms(fd, &ps) && fprintf(gone, "%llx\n", ps.addr[0] + 1) > 0;
+	if (fd >= 0)
+		close(fd);
+	if (gone && fclose(gone))
+		ok = 0;
 
 	for (i = 0; ok && i < DISTINCT; i++)
 		ok = fprintf(core, "%llx\n", addrs[i]) > 0;
@@ -1035,25 +1087,24 @@ int main(int argc, char **argv)
 	for (w = 0; w < ARRAY_SIZE(workloads); w++) {
 		const struct workload *wl = &workloads[w];
 		int clients = wl->clients[2] ? 3 : 2, f;
-		int steady = !strcmp(wl->name, "blazesym_steady");
-		double ms[3][RUNS], figures[3][STEADY_FIGURES][RUNS];
+		double ms[3][RUNS], figures[3][MAX_FIGURES][RUNS];
 
 		/* Interleaved: one run of each client, RUNS times. */
 		for (r = 0; r < RUNS; r++)
 			for (m = 0; m < clients; m++) {
-				double fig[STEADY_FIGURES];
+				double fig[MAX_FIGURES];
 				long kib, end_kib, grow_kib;
 
 				if (measure(wl->clients[m], wl->name, &ms[m][r], &kib, &end_kib,
-					    &grow_kib, steady ? fig : NULL)) {
+					    &grow_kib, fig, wl->nr_figures)) {
 					fprintf(stderr, "bench: %s client failed on %s\n",
 						wl->clients[m], wl->name);
 					return 1;
 				}
-				if (steady) {
+				if (wl->per) {
 					/* Per call, in us. */
-					ms[m][r] *= 1e3 / STEADY_CALLS;
-					for (f = 0; f < STEADY_FIGURES; f++)
+					ms[m][r] *= 1e3 / wl->per;
+					for (f = 0; f < wl->nr_figures; f++)
 						figures[m][f][r] = fig[f];
 				}
 				if (w == 0 && kib > rss[m])
@@ -1078,13 +1129,16 @@ int main(int argc, char **argv)
 			printf(" %s=%.3f", wl->clients[m], ms[m][RUNS / 2]);
 		}
 		printf("\n");
-		for (f = 0; steady && f < STEADY_FIGURES; f++) {
-			printf("BENCH query workload=%s_%s n=%d unit=%s", wl->name,
-			       steady_figures[f].name, steady_figures[f].n, steady_figures[f].unit);
+		for (f = 0; f < wl->nr_figures; f++) {
+			const struct figure *fg = &wl->figures[f];
+
+			printf("BENCH query workload=%s_%s n=%d unit=%s", wl->name, fg->name, fg->n,
+			       fg->unit);
 			for (m = 0; m < clients; m++) {
 				qsort(figures[m][f], RUNS, sizeof(double), cmp_double);
 				printf(" %s=%.3f", wl->clients[m],
-				       figures[m][f][steady_figures[f].is_max ? RUNS - 1 : RUNS / 2]);
+				       figures[m][f][fg->is_max > 0 ? RUNS - 1 :
+						     fg->is_max < 0 ? 0 : RUNS / 2]);
 			}
 			printf("\n");
 		}

@@ -19,6 +19,7 @@
 #define STEADY_H
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@
 #include <unistd.h>
 
 #define STEADY_CALLS 10000
+/* blazesym_bpf_gone: calls of a gone program's address after the first. */
+#define GONE_CALLS 1000
 
 /*
  * The index of the address call @i asks for, of @n distinct ones. @x is the
@@ -89,6 +92,12 @@ static inline long steady_syscalls(int fd, unsigned long long *last)
 	return n;
 }
 
+/* The C heap in use, in KiB (glibc's count; a static binary has one allocator). */
+static inline double steady_heap_kib(void)
+{
+	return mallinfo2().uordblks / 1024.0;
+}
+
 /* Per-call system calls of one kind of call (misses or hits). */
 struct steady_count {
 	long calls, total, max;
@@ -103,21 +112,31 @@ static inline void steady_count_add(struct steady_count *c, long n)
 }
 
 /*
- * A steady client's one line, which bench_query's measure() reads: the ms of
- * the timed pass, -1 (no RSS growth figure), the us per miss and per hit,
- * then the system calls per miss and per hit (max, mean). Then, with
- * BENCH_QUERY_STOP set, the client stops itself for bench_query to read its
- * RSS; not when run by hand.
+ * With BENCH_QUERY_STOP set, a client stops itself after its line, for
+ * bench_query to read its RSS; not when run by hand.
  */
-static inline void steady_report(double miss_ms, double hit_ms, const struct steady_count *miss,
-				 const struct steady_count *hit)
+static inline void steady_stop(void)
 {
-	printf("%.4f -1 %.3f %.3f %ld %.2f %ld %.2f\n", miss_ms + hit_ms,
-	       miss_ms * 1e3 / miss->calls, hit_ms * 1e3 / hit->calls, miss->max,
-	       (double)miss->total / miss->calls, hit->max, (double)hit->total / hit->calls);
 	fflush(stdout);
 	if (getenv("BENCH_QUERY_STOP"))
 		raise(SIGSTOP);
+}
+
+/*
+ * A steady client's one line, which bench_query's measure() reads: the ms of
+ * the timed pass, -1 (no RSS growth figure), the us per miss and per hit,
+ * the system calls per miss and per hit (max, mean), and how far the heap in
+ * use grew from before the symbolizer was made to after its last answer, in
+ * KiB.
+ */
+static inline void steady_report(double miss_ms, double hit_ms, const struct steady_count *miss,
+				 const struct steady_count *hit, double heap_kib)
+{
+	printf("%.4f -1 %.3f %.3f %ld %.2f %ld %.2f %.1f\n", miss_ms + hit_ms,
+	       miss_ms * 1e3 / miss->calls, hit_ms * 1e3 / hit->calls, miss->max,
+	       (double)miss->total / miss->calls, hit->max, (double)hit->total / hit->calls,
+	       heap_kib);
+	steady_stop();
 }
 
 #endif /* STEADY_H */
