@@ -7,11 +7,10 @@ each client as a fresh process (text: parse the file into a sorted table, then
 look up; ioctl: one query per distinct address, cached; batch: the distinct
 addresses in KALLSYMS_QUERY_BY_ADDR_BATCH calls; scan: a program's id by
 walking every loaded program, as blazesym does; blazesym_text and blazesym_kq:
-blazesym 0.2.7 as published and with tools/blazesym's patches: the first
-address of a new symbolizer and 2,000 cold, in a fresh process and in one
-that ran the same once (the _warm workloads: tools/blazesym/check/src/bench.rs
-says why), a used symbolizer's first JIT address and each JIT address after
-it to its program's information, with 1,000 programs loaded), 11 interleaved
+blazesym 0.2.7 through its C API as published and with tools/blazesym's
+patches (tools/blazesym/capi_bench.c says what each workload times, and why
+the _warm ones); ioctl_cached: bpftrace's pattern as single queries with a
+cache), 11 interleaved
 runs per workload, median. Prints a table and writes build/bench/query.json (with
 QEMU_EXTRA's -icount: query-icount.json): one object per workload with workload,
 n, unit and a number per client that applies; keeps them in docs/bench/ and
@@ -33,8 +32,7 @@ sys.path.insert(0, os.path.join(ROOT, 'scripts'))
 import bench  # noqa: E402 (its versions(): what the figures were measured on)
 import bench_docs  # noqa: E402
 LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) unit=(\w+)((?: \w+=[\d.]+)+)')
-CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq', 'ioctl_cached',
-           'capi_text', 'capi_kq')
+CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq', 'ioctl_cached')
 WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id',
              'blazesym_first', 'blazesym_cold', 'blazesym_first_warm', 'blazesym_cold_warm',
              'blazesym_bpf_first', 'blazesym_bpf_info', 'blazesym_steady',
@@ -49,7 +47,7 @@ WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_pr
 CHURN = ('churn_single', 'churn_batch')
 # The ratios docs/benchmarks.md reports, where both clients ran: (numerator, denominator).
 RATIOS = (('text', 'ioctl'), ('text', 'batch'), ('ioctl', 'batch'), ('scan', 'ioctl'),
-          ('blazesym_text', 'blazesym_kq'), ('capi_text', 'capi_kq'), ('capi_kq', 'ioctl_cached'))
+          ('blazesym_text', 'blazesym_kq'), ('blazesym_kq', 'ioctl_cached'))
 # Memory ratios too, where both sides are one symbolizer's (not peak against end).
 KIB_RATIOS = (('blazesym_text', 'blazesym_kq'),)
 

@@ -95,13 +95,13 @@ STEADY_ROWS = {
     'blazesym_late_syscalls': 'its system calls',
     'blazesym_late_named': 'named right (1) or not (0)',
 }
-STEADY_CLIENTS = ('ioctl_cached', 'capi_text', 'capi_kq')
-# The goals of capi_kq (patched blazesym): the most system calls of a hit and of a miss,
+STEADY_CLIENTS = ('ioctl_cached', 'blazesym_text', 'blazesym_kq')
+# The goals of blazesym_kq (patched blazesym): the most system calls of a hit and of a miss,
 # and its time per call against ioctl_cached's (icount).
 STEADY_SYSCALL_GOALS = {'blazesym_steady_syscalls_hit_max': 1,
                         'blazesym_steady_syscalls_miss_max': 2, 'blazesym_late_syscalls': 2}
 STEADY_TIME_GOAL = 2
-# capi_text / capi_kq at least this (icount).
+# blazesym_text / blazesym_kq at least this (icount).
 GONE_GOAL = 1000
 
 # Rows of the churn table: workload -> what it measures.
@@ -275,8 +275,8 @@ def render_steady(data, name):
     out = ['`make bench-query`, %s: %s.' % (provenance(data['info'], [mode or 'tcg']),
                                             'icount' if mode == 'icount' else 'plain TCG'),
            '',
-           '| per call | ioctl_cached (C) | capi_text (blazesym 0.2.7) | capi_kq (patched) | '
-           'capi_kq / ioctl_cached | capi_text / capi_kq | goal |',
+           '| per call | ioctl_cached (C) | blazesym_text (0.2.7) | blazesym_kq (patched) | '
+           'kq / ioctl_cached | text / kq | goal |',
            '|---|---|---|---|---|---|---|']
     for w, what in STEADY_ROWS.items():
         r = recs.get(w)
@@ -284,7 +284,7 @@ def render_steady(data, name):
             continue
         cells = ['' if c not in r else shown(r[c], r['unit'], mode) if r['unit'] != 'calls'
                  else num(r[c]) for c in STEADY_CLIENTS]
-        kq, c, text = r['capi_kq'], r.get('ioctl_cached'), r['capi_text']
+        kq, c, text = r['blazesym_kq'], r.get('ioctl_cached'), r['blazesym_text']
         verdict = ''
         if w in STEADY_SYSCALL_GOALS:
             goal = STEADY_SYSCALL_GOALS[w]

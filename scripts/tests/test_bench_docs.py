@@ -154,16 +154,16 @@ def test_steady_rows_render_with_their_goals(repo):
     with open(repo / 'docs' / 'bench' / 'query.json') as f:
         data = json.load(f)
     data['info']['mode'] = 'icount'
-    fig = {'ioctl_cached': 1, 'capi_text': 4, 'capi_kq': 2}
+    fig = {'ioctl_cached': 1, 'blazesym_text': 4, 'blazesym_kq': 2}
     data['records'] += [
         {'workload': 'blazesym_steady', 'n': 10000, 'unit': 'us', 'ioctl_cached': 3.0,
-         'capi_text': 40.0, 'capi_kq': 7.0},
+         'blazesym_text': 40.0, 'blazesym_kq': 7.0},
         dict(fig, workload='blazesym_steady_syscalls_hit_max', n=8000, unit='calls'),
         dict(fig, workload='blazesym_steady_syscalls_miss_max', n=2000, unit='calls'),
-        {'workload': 'blazesym_bpf_gone', 'n': 1000, 'unit': 'us', 'capi_text': 2000.0,
-         'capi_kq': 1.5},
-        {'workload': 'blazesym_late_named', 'n': 1, 'unit': 'calls', 'capi_text': 0,
-         'capi_kq': 0}]
+        {'workload': 'blazesym_bpf_gone', 'n': 1000, 'unit': 'us', 'blazesym_text': 2000.0,
+         'blazesym_kq': 1.5},
+        {'workload': 'blazesym_late_named', 'n': 1, 'unit': 'calls', 'blazesym_text': 0,
+         'blazesym_kq': 0}]
     with open(repo / 'docs' / 'bench' / 'query.json', 'w') as f:
         json.dump(data, f)
     out = bench_docs.render('query-steady')

@@ -1,16 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * capi_bench: bpftrace's way of symbolizing kernel addresses, through
- * blazesym-c, timed for `make bench-query`: one blaze_symbolizer kept for the
- * process's life, one blaze_symbolize_kernel_abs_addrs() call per address,
- * with bpftrace's source (kallsyms NULL: the running kernel's; vmlinux "":
- * no vmlinux looked for).
+ * capi_bench: blazesym's symbolizing of kernel addresses, timed for
+ * `make bench-query`, through blazesym-c as bpftrace calls it
+ * (blaze_symbolize_kernel_abs_addrs()). steady, gone and late are bpftrace's
+ * pattern: one blaze_symbolizer kept for the process's life, one call per
+ * address, with bpftrace's source (kallsyms NULL: the running kernel's;
+ * vmlinux "": no vmlinux looked for).
  *
- *	capi_bench steady ADDRFILE
- *	capi_bench gone ADDRFILE
- *	capi_bench late ADDRFILE
+ *	capi_bench <mode> ADDRFILE
  *
  * ADDRFILE holds hex addresses, one a line.
+ *
+ * first, cold: a new symbolizer's first address, and all of ADDRFILE's in one
+ * call, in a fresh process (as a tool's first stack pays it), with the kernel
+ * source's defaults (vmlinux looked for). The time from before the
+ * symbolizer is made to the answers; cold also prints how far the run
+ * raised the process's peak RSS (VmHWM), in KiB. first_warm and cold_warm:
+ * the same on a new symbolizer in a process that has run it once on another,
+ * dropped before the clock starts: the symbolizer's own cost, without the
+ * process's first run of blazesym's code (dear under TCG, where each new page
+ * of code is translated).
+ *
+ * bpf_first, bpf_info: ADDRFILE's first address is a core one, the rest JIT
+ * addresses of as many programs. After a call for the core one, untimed:
+ * bpf_first times the first JIT address, bpf_info each after it, one a call
+ * (the time per address, in us).
  *
  * steady: each must have a symbol. The calls are steady.h's
  * (tools/bpf/bpf_ksym_bench): each address once (misses), then STEADY_CALLS
@@ -311,18 +325,132 @@ static int late(void)
 	return !ok;
 }
 
+/* The process's peak RSS, in KiB (VmHWM), or -1. */
+static long peak_rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	long kib = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/*
+ * @n addresses from @from in one call (@one_by_one: a call each) on
+ * @symbolizer, the kernel source's defaults: 0 if each got a name.
+ */
+static int symbolize_default(blaze_symbolizer *symbolizer, unsigned int from, unsigned int n,
+			     int one_by_one)
+{
+	struct blaze_symbolize_src_kernel src = {
+		.type_size = sizeof(src),
+	};
+	unsigned int i, j, step = one_by_one ? 1 : n;
+
+	for (i = from; i < from + n; i += step) {
+		const struct blaze_syms *syms;
+
+		syms = blaze_symbolize_kernel_abs_addrs(symbolizer, &src, &addrs[i], step);
+		if (!syms || syms->cnt != step) {
+			fprintf(stderr, "capi_bench: 0x%" PRIx64 ": %s\n", addrs[i],
+				syms ? "too few answers" : blaze_err_str(blaze_err_last()));
+			return -1;
+		}
+		for (j = 0; j < step; j++)
+			if (!syms->syms[j].name || !syms->syms[j].name[0]) {
+				fprintf(stderr, "capi_bench: 0x%" PRIx64 ": no symbol\n",
+					addrs[i + j]);
+				blaze_syms_free(syms);
+				return -1;
+			}
+		blaze_syms_free(syms);
+	}
+	return 0;
+}
+
+/* first, cold and their _warm forms: a new symbolizer's first call. */
+static int fresh(const char *mode)
+{
+	unsigned int n = strncmp(mode, "cold", 4) ? 1 : nr_addrs;
+	long before = peak_rss_kib(), after;
+	blaze_symbolizer *symbolizer;
+	double t0 = now_ms(), ms;
+
+	if (strstr(mode, "_warm")) {
+		symbolizer = blaze_symbolizer_new();
+		if (!symbolizer || symbolize_default(symbolizer, 0, n, 0))
+			return 1;
+		blaze_symbolizer_free(symbolizer);
+		t0 = now_ms();
+	}
+	symbolizer = blaze_symbolizer_new();
+	if (!symbolizer || symbolize_default(symbolizer, 0, n, 0))
+		return 1;
+	ms = now_ms() - t0;
+	after = peak_rss_kib();
+	if (strcmp(mode, "cold"))
+		printf("%.4f\n", ms);
+	else if (before < 0 || after < 0)
+		return fprintf(stderr, "capi_bench: no VmHWM in /proc/self/status\n"), 1;
+	else
+		printf("%.4f %ld\n", ms, after - before);
+	blaze_symbolizer_free(symbolizer);
+	steady_stop();
+	return 0;
+}
+
+/* bpf_first and bpf_info: JIT addresses on a symbolizer that answered a core one. */
+static int bpf(const char *mode)
+{
+	blaze_symbolizer *symbolizer = blaze_symbolizer_new();
+	int info = !strcmp(mode, "bpf_info");
+	double t0, ms;
+
+	if (nr_addrs < 3 || !symbolizer || symbolize_default(symbolizer, 0, 1, 0) ||
+	    (info && symbolize_default(symbolizer, 1, 1, 0)))
+		return 1;
+	t0 = now_ms();
+	if (info ? symbolize_default(symbolizer, 2, nr_addrs - 2, 1) :
+		   symbolize_default(symbolizer, 1, 1, 0))
+		return 1;
+	ms = now_ms() - t0;
+	/* bpf_info: per address, in us. */
+	printf("%.4f\n", info ? ms * 1e3 / (nr_addrs - 2) : ms);
+	blaze_symbolizer_free(symbolizer);
+	steady_stop();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "steady") && strcmp(argv[1], "gone") &&
-			  strcmp(argv[1], "late"))) {
-		fprintf(stderr, "usage: capi_bench steady|gone|late ADDRFILE\n");
+	static const char *const modes[] = {
+		"first", "cold", "first_warm", "cold_warm", "bpf_first", "bpf_info", "steady",
+		"gone", "late",
+	};
+	const char *mode = argc == 3 ? argv[1] : "";
+	unsigned int i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]) && strcmp(mode, modes[i]); i++)
+		;
+	if (i == sizeof(modes) / sizeof(modes[0])) {
+		fprintf(stderr, "usage: capi_bench first|cold|first_warm|cold_warm|bpf_first|"
+			"bpf_info|steady|gone|late ADDRFILE\n");
 		return 2;
 	}
 	if (read_addrs(argv[2]))
 		return 2;
-	if (!strcmp(argv[1], "gone"))
+	if (!strcmp(mode, "steady"))
+		return steady();
+	if (!strcmp(mode, "gone"))
 		return gone();
-	if (!strcmp(argv[1], "late"))
+	if (!strcmp(mode, "late"))
 		return late();
-	return steady();
+	if (!strncmp(mode, "bpf_", 4))
+		return bpf(mode);
+	return fresh(mode);
 }

@@ -10,21 +10,20 @@
  *         caching: BPF_PROG_GET_NEXT_ID, BPF_PROG_GET_FD_BY_ID and
  *         BPF_OBJ_GET_INFO_BY_FD over every program until one holds it.
  *  blazesym_text, blazesym_kq: blazesym 0.2.7, the symbolizer bpftrace uses,
- *         as published (it parses /proc/kallsyms) and with the KALLSYMS_QUERY
- *         patches of the bpf_ksym project's tools/blazesym, run as
- *         "blazesym-check bench" ($BLAZESYM_CHECK): a new symbolizer's first
+ *         through its C API, as published (it parses /proc/kallsyms) and with
+ *         the KALLSYMS_QUERY patches of the bpf_ksym project's tools/blazesym:
+ *         /usr/bin/blazesym-capi-bench-{text,kq} (tools/blazesym/capi_bench.c,
+ *         static and non-PIE, one blazesym each). A new symbolizer's first
  *         address and DISTINCT addresses cold, in a fresh process and (the
  *         _warm workloads) in one that has run the same once already; a used
  *         symbolizer's first JIT address and each JIT address after it to its
- *         program's information, PROGS programs loaded.
- *  ioctl_cached, capi_text, capi_kq: bpftrace's pattern (blazesym_steady,
- *         steady.h): one symbolizer for the process, one address per call,
- *         STEADY_CALLS calls over DISTINCT addresses. ioctl_cached is a
- *         single query per address with its own cache, asking GENERATION on a
- *         hit; capi_text and capi_kq are blazesym through its C API, as
- *         bpftrace calls it, as published and patched
- *         (tools/blazesym/capi_bench.c, /usr/bin/blazesym-capi-bench-*). Each
- *         prints its time, and the system calls of its misses and its hits.
+ *         program's information, PROGS programs loaded; bpftrace's pattern
+ *         (blazesym_steady, steady.h: one symbolizer for the process, one
+ *         address per call, STEADY_CALLS calls over DISTINCT addresses), the
+ *         address of a program since closed asked again and again, and a
+ *         program loaded after the symbolizer's first use.
+ *  ioctl_cached: blazesym_steady's calls as single queries with a cache of
+ *         answers by address, asking GENERATION on a hit.
  * churn_latency: the latency of a single BY_ADDR of a JIT address, and of a
  *         4096-entry batch of the JIT and text addresses answered in full
  *         (continued from each prefix a call answers), idle and while a
@@ -598,38 +597,34 @@ static long rss_now_kib(pid_t pid)
  * after its answer, and its RSS is read then from its page tables. Neither
  * the ioctl nor the batch client frees memory before then, so for them that
  * is the peak too; the text client has freed its sort buffer by then.
- * blazesym-check's cold also prints how far its peak RSS rose over the run,
- * in KiB, after the time: *@grow_kib, or -1 where it does not.
+ * blazesym's cold also prints how far its peak RSS rose over the run, in
+ * KiB, after the time: *@grow_kib, or -1 where it does not. Then come the
+ * workload's figures, if it has any.
  */
-/* blazesym-check's addresses: DISTINCT core ones, and a core one then BPF ones. */
+/* blazesym's addresses: DISTINCT core ones, and a core one then BPF ones. */
 #define BLAZESYM_CORE "/tmp/bench_query.blazesym_core"
 #define BLAZESYM_BPF "/tmp/bench_query.blazesym_bpf"
 /* blazesym_bpf_gone's address: of a program loaded and closed before the clients run. */
 #define BLAZESYM_GONE "/tmp/bench_query.blazesym_gone"
 
-/* Runs @mode's client in this process, exec'd: ours, or blazesym-check's. */
+/* Runs @mode's client in this process, exec'd: ours, or blazesym's capi_bench. */
 static void exec_client(const char *mode, const char *workload)
 {
-	const char *check = getenv("BLAZESYM_CHECK");
+	const char *file = BLAZESYM_CORE;
+	char path[64];
 
-	if (!strncmp(mode, "capi_", 5)) {
-		char path[64];
-
-		/* "capi_kq" -> /usr/bin/blazesym-capi-bench-kq; "blazesym_late" -> "late" */
-		snprintf(path, sizeof(path), "/usr/bin/blazesym-capi-bench-%s", mode + 5);
-		if (!strcmp(workload, "blazesym_bpf_gone"))
-			execl(path, path, "gone", BLAZESYM_GONE, NULL);
-		else
-			execl(path, path, workload + 9, BLAZESYM_CORE, NULL);
-		return;
-	}
 	if (strncmp(mode, "blazesym_", 9)) {
 		execl("/proc/self/exe", "bench_query", "--client", mode, workload, NULL);
 		return;
 	}
-	/* "blazesym_text" -> "text", "blazesym_first" -> "first" */
-	execl(check, "blazesym-check", "bench", mode + 9, workload + 9,
-	      strncmp(workload, "blazesym_bpf_", 13) ? BLAZESYM_CORE : BLAZESYM_BPF, NULL);
+	/* "blazesym_kq" -> /usr/bin/blazesym-capi-bench-kq; "blazesym_first" -> "first" */
+	snprintf(path, sizeof(path), "/usr/bin/blazesym-capi-bench-%s", mode + 9);
+	if (!strcmp(workload, "blazesym_bpf_gone"))
+		file = BLAZESYM_GONE;
+	else if (!strncmp(workload, "blazesym_bpf_", 13))
+		file = BLAZESYM_BPF;
+	execl(path, path, strcmp(workload, "blazesym_bpf_gone") ? workload + 9 : "gone", file,
+	      NULL);
 }
 
 /* The most figures a client prints after its time and its RSS growth. */
@@ -862,13 +857,13 @@ static const struct workload {
 	{ "blazesym_bpf_first", 1, "ms", { "blazesym_text", "blazesym_kq" } },
 	{ "blazesym_bpf_info", PROGS - 1, "us", { "blazesym_text", "blazesym_kq" } },
 	/* bpftrace's pattern, through blazesym's C API (steady.h), per call. */
-	{ "blazesym_steady", STEADY_CALLS, "us", { "ioctl_cached", "capi_text", "capi_kq" },
+	{ "blazesym_steady", STEADY_CALLS, "us", { "ioctl_cached", "blazesym_text", "blazesym_kq" },
 	  STEADY_CALLS, steady_figures, ARRAY_SIZE(steady_figures) },
 	/* The address of a program since closed, asked again and again, per call. */
-	{ "blazesym_bpf_gone", GONE_CALLS, "us", { "capi_text", "capi_kq" },
+	{ "blazesym_bpf_gone", GONE_CALLS, "us", { "blazesym_text", "blazesym_kq" },
 	  GONE_CALLS, gone_figures, ARRAY_SIZE(gone_figures) },
 	/* A program loaded after the symbolizer's first use: its first call. */
-	{ "blazesym_late", 1, "us", { "capi_text", "capi_kq" }, 1, late_figures,
+	{ "blazesym_late", 1, "us", { "blazesym_text", "blazesym_kq" }, 1, late_figures,
 	  ARRAY_SIZE(late_figures) },
 };
 
@@ -987,7 +982,7 @@ static int churn_latency(void)
 	return 0;
 }
 
-/* The address files of blazesym-check bench; 0 or -1. */
+/* The address files of blazesym's clients; 0 or -1. */
 static int write_blazesym_addrs(void)
 {
 	FILE *core = fopen(BLAZESYM_CORE, "w"), *bpf = fopen(BLAZESYM_BPF, "w");
@@ -1041,7 +1036,6 @@ int main(int argc, char **argv)
 {
 	long rss[3] = { 0, 0, 0 }, rss_end[3] = { 0, 0, 0 };
 	long blazesym_grow[2] = { -1, -1 }, blazesym_rss[2] = { 0, 0 };
-	const char *check = getenv("BLAZESYM_CHECK");
 	unsigned int w;
 	int m, r;
 
@@ -1079,9 +1073,10 @@ int main(int argc, char **argv)
 	}
 	if (rw_workload("w"))
 		return 1;
-	if (!check || access(check, X_OK) || write_blazesym_addrs()) {
-		fprintf(stderr, "bench: BLAZESYM_CHECK (%s): no such program, %s: %s\n",
-			check ?: "unset", "or its address files not written", strerror(errno));
+	if (access("/usr/bin/blazesym-capi-bench-kq", X_OK) ||
+	    access("/usr/bin/blazesym-capi-bench-text", X_OK) || write_blazesym_addrs()) {
+		fprintf(stderr, "bench: no /usr/bin/blazesym-capi-bench-{kq,text}, %s: %s\n",
+			"or blazesym's address files not written", strerror(errno));
 		return 1;
 	}
 	for (w = 0; w < ARRAY_SIZE(workloads); w++) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 //! blazesym-check: compare blazesym 0.2.7 as published ("text", parsing
-//! /proc/kallsyms) with the KALLSYMS_QUERY-patched copy ("kq"), and
-//! benchmark them. See `usage()`.
+//! /proc/kallsyms) with the KALLSYMS_QUERY-patched copy ("kq"). See
+//! `usage()`. Benchmarks use capi_bench (../capi_bench.c), one blazesym in
+//! each binary.
 
 mod answer;
-mod bench;
 mod bpf;
 mod compare;
 mod kallsyms;
@@ -16,7 +16,6 @@ fn usage() -> ExitCode {
     eprintln!(
         "usage: blazesym-check compare [--addrs N] [--capi PATH] [--require KIND,...]\n\
          \x20                             [--allow-fallback]\n\
-         \x20      blazesym-check bench <text|kq> <workload> <addrfile>\n\
          \n\
          compare: symbolize at least N (default 100000) kernel addresses derived\n\
          from /proc/kallsyms with both blazesym copies, check kq against text and\n\
@@ -27,14 +26,7 @@ fn usage() -> ExitCode {
          run if a kind (core, module, bpf_prog, bpf_subprog, bpf_trampoline,\n\
          bpf_dispatcher, bpf_other, builtin) has no test address. bpf_subprog:\n\
          a bpf_prog_ line that KALLSYMS_QUERY says is a subprogram (none\n\
-         without it).\n\
-         bench: time one client on the addresses of addrfile (hex, one a line)\n\
-         and print milliseconds. Workloads: first, cold (the first or all\n\
-         addresses on the process's first symbolizer; cold also prints how\n\
-         far it raised the process's peak RSS, in KiB); first_warm, cold_warm\n\
-         (the same on a new symbolizer after one run on another); bpf_first,\n\
-         bpf_info (on a symbolizer that answered the first address: the\n\
-         second, or each after it in microseconds per address)."
+         without it)."
     );
     ExitCode::from(2)
 }
@@ -69,10 +61,6 @@ fn main() -> ExitCode {
                 }
             }
             ExitCode::from(compare::run(&opts))
-        }
-        Some("bench") if args.len() == 4 => {
-            let rc = bench::run(&args[1], &args[2], &PathBuf::from(&args[3]));
-            ExitCode::from(rc as u8)
         }
         _ => usage(),
     }
