@@ -8,8 +8,18 @@
  * call as bpftrace makes it, against the patched crate's answers. A module
  * and every kind of BPF symbol a test can make are loaded while it runs:
  * programs and a subprogram, a trampoline and the XDP dispatcher.
+ *
+ * And a program's name through the C API for a caller that may see addresses
+ * (CAP_SYSLOG) but not walk the programs for their line information
+ * (CAP_SYS_ADMIN): the query gives the name, so the symbolizer must too.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* setresuid(), setresgid() */
+#endif
+#include <linux/capability.h>
 #include <net/if.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
@@ -55,6 +65,65 @@ TEST(patched_blazesym_answers_as_published_and_right_where_text_is_wrong)
 	bpf_link__destroy(fentry);
 	bpf_object__close(kinds);
 	bpf_object__close(progs);
+}
+
+#define KPTR "/proc/sys/kernel/kptr_restrict"
+
+/*
+ * Becomes uid/gid 65534 with CAP_SYSLOG alone, kept across exec (inheritable
+ * and ambient), then runs @capi with @addr on its stdin, its output into @out.
+ */
+static void capi_as_syslog_only(const char *capi, unsigned long long addr, const char *out)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = {};
+	char cmd[PATH_MAX + 64];
+
+	if (prctl(PR_SET_KEEPCAPS, 1) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		_exit(10);
+	/* CAP_SYSLOG is 34: the second word's. */
+	d[1].effective = d[1].permitted = d[1].inheritable = 1u << (CAP_SYSLOG - 32);
+	if (syscall(SYS_capset, &h, d) ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SYSLOG, 0, 0))
+		_exit(11);
+	snprintf(cmd, sizeof(cmd), "echo %llx | %s > %s", addr, capi, out);
+	_exit(system(cmd) ? 12 : 0);
+}
+
+TEST(a_program_is_named_without_cap_sys_admin)
+{
+	const char *capi = getenv("BLAZESYM_CAPI_CHECK"), *out = "/tmp/blazesym_capless.out";
+	int kptr = read_sysctl(KPTR), fd, status;
+	char line[512] = "", want[128];
+	struct prog_syms ps;
+	pid_t pid;
+	FILE *f;
+
+	if (!capi)
+		SKIP(return, "no BLAZESYM_CAPI_CHECK: see tools/blazesym");
+	fd = load_tiny_prog("ksym_capless");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, prog_syms(fd, &ps));
+	snprintf(want, sizeof(want), "bpf_prog_%s_ksym_capless+0x1 [bpf]", ps.tag);
+	/* Addresses shown to CAP_SYSLOG (kallsyms_show_value()), as to perf. */
+	ASSERT_EQ(0, write_sysctl(KPTR, 1));
+	unlink(out);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		capi_as_syslog_only(capi, ps.addr[0] + 1, out);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	write_sysctl(KPTR, kptr);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("status %#x", status);
+	f = fopen(out, "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_NE(NULL, fgets(line, sizeof(line), f));
+	fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	/* "0x<addr> <name>+0x<offset> <module>", as capi_check prints it. */
+	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("got \"%s\", want \"%s\"", line, want);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
