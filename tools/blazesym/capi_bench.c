@@ -148,7 +148,8 @@ static int pass(int counter, double *miss_ms, double *hit_ms, double *heap_kib,
 	}
 	if (counter >= 0 && steady_syscalls(counter, &last) < -1)
 		return -1;
-	t0 = t1 = now_ms();
+	t0 = now_ms();
+	t1 = t0;
 	for (i = 0; i < STEADY_CALLS; i++) {
 		if (i == nr_addrs)
 			t1 = now_ms();
@@ -313,7 +314,8 @@ static int late(void)
 	ms = now_ms() - t0;
 	ok = syms && syms->cnt == 1 && syms->syms[0].name && !strcmp(syms->syms[0].name, want);
 	if (!ok)
-		fprintf(stderr, "capi_bench: late program 0x%" PRIx64 ": %s, want %s\n", addr,
+		fprintf(stderr, "capi_bench: program loaded last, 0x%" PRIx64 ": %s, want %s\n",
+			addr,
 			syms && syms->cnt == 1 && syms->syms[0].name ? syms->syms[0].name :
 			"no name", want);
 	printf("%.4f -1 %ld %d\n", ms, n, ok);
@@ -393,10 +395,12 @@ static int fresh(const char *mode)
 		return 1;
 	ms = now_ms() - t0;
 	after = peak_rss_kib();
+	if (!strcmp(mode, "cold") && (before < 0 || after < 0)) {
+		fprintf(stderr, "capi_bench: no VmHWM in /proc/self/status\n");
+		return 1;
+	}
 	if (strcmp(mode, "cold"))
 		printf("%.4f\n", ms);
-	else if (before < 0 || after < 0)
-		return fprintf(stderr, "capi_bench: no VmHWM in /proc/self/status\n"), 1;
 	else
 		printf("%.4f %ld\n", ms, after - before);
 	blaze_symbolizer_free(symbolizer);
@@ -435,11 +439,13 @@ int main(int argc, char **argv)
 	const char *mode = argc == 3 ? argv[1] : "";
 	unsigned int i;
 
-	for (i = 0; i < sizeof(modes) / sizeof(modes[0]) && strcmp(mode, modes[i]); i++)
+	for (i = 0; i < ARRAY_SIZE(modes) && strcmp(mode, modes[i]); i++)
 		;
-	if (i == sizeof(modes) / sizeof(modes[0])) {
-		fprintf(stderr, "usage: capi_bench first|cold|first_warm|cold_warm|bpf_first|"
-			"bpf_info|steady|gone|late ADDRFILE\n");
+	if (i == ARRAY_SIZE(modes)) {
+		fprintf(stderr, "usage: capi_bench <mode> ADDRFILE, <mode> one of:");
+		for (i = 0; i < ARRAY_SIZE(modes); i++)
+			fprintf(stderr, " %s", modes[i]);
+		fprintf(stderr, "\n");
 		return 2;
 	}
 	if (read_addrs(argv[2]))

@@ -503,7 +503,8 @@ static int steady_pass(int counter, double *miss_ms, double *hit_ms, double *hea
 	memset(table, 0, sizeof(table));
 	if (fd < 0 || (counter >= 0 && steady_syscalls(counter, &last) < -1))
 		return -1;
-	t0 = t1 = now_ms();
+	t0 = now_ms();
+	t1 = t0;
 	for (i = 0; i < STEADY_CALLS; i++) {
 		unsigned int a = steady_index(&x, i, DISTINCT);
 		const char *name;

@@ -28,6 +28,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 #define STEADY_CALLS 10000
 /* blazesym_bpf_gone: calls of a gone program's address after the first. */
 #define GONE_CALLS 1000
@@ -63,7 +67,7 @@ static inline int steady_syscall_counter(void)
 	unsigned int i;
 	int fd = -1;
 
-	for (i = 0; fd < 0 && i < sizeof(ids) / sizeof(ids[0]); i++)
+	for (i = 0; fd < 0 && i < ARRAY_SIZE(ids); i++)
 		fd = open(ids[i], O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0) {
 		perror("steady: raw_syscalls/sys_enter id (is tracefs mounted?)");

@@ -83,7 +83,9 @@ static void capi_as_syslog_only(const char *capi, unsigned long long addr, const
 	    setresuid(65534, 65534, 65534))
 		_exit(10);
 	/* CAP_SYSLOG is 34: the second word's. */
-	d[1].effective = d[1].permitted = d[1].inheritable = 1u << (CAP_SYSLOG - 32);
+	d[1].effective = 1u << (CAP_SYSLOG - 32);
+	d[1].permitted = d[1].effective;
+	d[1].inheritable = d[1].effective;
 	if (syscall(SYS_capset, &h, d) ||
 	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SYSLOG, 0, 0))
 		_exit(11);

@@ -255,7 +255,8 @@ TEST_F(scene, every_line_as_mainline_prints_it)
 	ASSERT_LT(0, owned_lines("[bpf]"));
 	ASSERT_LT(0, owned_lines("[ksym_test_mod]"));
 	ASSERT_TRUE(self->kprobe)
-		TH_LOG("no kprobe on bpf_fentry_test2 through %s gave an instruction slot", KPROBE_EVENTS);
+		TH_LOG("no kprobe on bpf_fentry_test2 through %s gave an instruction slot",
+		       KPROBE_EVENTS);
 	ASSERT_LT(0, owned_lines("[__builtin__kprobes]"));
 	TH_LOG("ftrace trampoline lines: %d", owned_lines("[__builtin__ftrace]"));
 	ASSERT_TRUE(same_as_mainline(1 << 16, 0, &lines));

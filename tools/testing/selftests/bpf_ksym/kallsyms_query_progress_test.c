@@ -512,16 +512,15 @@ static void *by_symbol_loop(void *arg)
 	while (fd >= 0 && !atomic_load(&loop_stop)) {
 		/* Neither name is in vmlinux: each call walks the modules' symbols. */
 		bool present = ++i % 2;
+		const char *name = present ? "ksym_test_mod_func" : "ksym_test_no_such_symbol";
 
-		err = kq_query(fd, &q, KALLSYMS_QUERY_BY_SYMBOL, 0,
-			       present ? "ksym_test_mod_func" : "ksym_test_no_such_symbol", NULL, 0);
+		err = kq_query(fd, &q, KALLSYMS_QUERY_BY_SYMBOL, 0, name, NULL, 0);
 		atomic_fetch_add(&loop_calls, 1);
 		if (!err && present && q.sym_addr) {
 			atomic_fetch_add(&loop_found, 1);
 		} else if (err != -ENOENT && !atomic_fetch_add(&loop_wrong, 1)) {
 			snprintf(loop_why, sizeof(loop_why), "BY_SYMBOL %s: %s, address %llx",
-				 present ? "ksym_test_mod_func" : "ksym_test_no_such_symbol",
-				 strerror(-err), (unsigned long long)q.sym_addr);
+				 name, strerror(-err), (unsigned long long)q.sym_addr);
 		}
 	}
 	if (fd >= 0)
@@ -576,8 +575,8 @@ TEST(module_load_keeps_pace_with_by_symbol)
 		       busy[CYCLES / 2] / 1e6, busy[CYCLES - 1] / 1e6,
 		       (double)busy[CYCLES / 2] / idle[CYCLES / 2], atomic_load(&loop_calls),
 		       atomic_load(&loop_found));
-	EXPECT_GT(HUNG_NS, busy[CYCLES - 1]) TH_LOG("a load and unload took %llu s",
-						   busy[CYCLES - 1] / 1000000000ULL);
+	EXPECT_GT(HUNG_NS, busy[CYCLES - 1])
+		TH_LOG("a load and unload took %llu s", busy[CYCLES - 1] / 1000000000ULL);
 	EXPECT_LT(0, atomic_load(&loop_calls));
 	/* The module was loaded for most of the loop: a walk found its symbol. */
 	EXPECT_LT(0, atomic_load(&loop_found));
