@@ -40,7 +40,7 @@ WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_pr
              'blazesym_steady_syscalls_miss_max', 'blazesym_steady_syscalls_miss_mean',
              'blazesym_steady_syscalls_hit_max', 'blazesym_steady_syscalls_hit_mean',
              'blazesym_steady_heap_kib', 'blazesym_bpf_gone', 'blazesym_bpf_gone_syscalls_max',
-             'blazesym_bpf_gone_syscalls_mean', 'blazesym_late', 'blazesym_late_syscalls',
+             'blazesym_bpf_gone_syscalls_mean', 'blazesym_bpf_gone_named', 'blazesym_late', 'blazesym_late_syscalls',
              'blazesym_late_named', 'rss_kib', 'rss_end_kib',
              'blazesym_rss_kib', 'blazesym_rss_growth_kib', 'churn_single', 'churn_batch')
 # Rows with idle and churn latencies instead of a figure per client.

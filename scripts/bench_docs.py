@@ -88,9 +88,11 @@ STEADY_ROWS = {
     'blazesym_steady_syscalls_hit_mean': 'system calls of a hit, on average',
     'blazesym_steady_heap_kib': "the heap the symbolizer took over a pass (glibc's "
                                 '`mallinfo2()`)',
-    'blazesym_bpf_gone': 'the address of a program since closed, asked again (of 1,000)',
+    'blazesym_bpf_gone': 'the address of a program named, then closed, asked again (1,000 '
+                         'programs loaded)',
     'blazesym_bpf_gone_syscalls_max': 'its system calls, at most',
     'blazesym_bpf_gone_syscalls_mean': 'its system calls, on average',
+    'blazesym_bpf_gone_named': 'still named (1: wrongly) or not (0)',
     'blazesym_late': "a program loaded after the symbolizer's first use, asked once",
     'blazesym_late_syscalls': 'its system calls',
     'blazesym_late_named': 'named right (1) or not (0)',
@@ -291,6 +293,8 @@ def render_steady(data, name):
             verdict = '%s at most %d' % ('met:' if kq <= goal else 'not met:', goal)
         elif w == 'blazesym_late_named':
             verdict = 'met' if kq == 1 else 'not met'
+        elif w == 'blazesym_bpf_gone_named':
+            verdict = 'met' if kq == 0 else 'not met'
         elif w == 'blazesym_steady' and mode == 'icount':
             verdict = '%s within %dx' % ('met:' if kq <= STEADY_TIME_GOAL * c else 'not met:',
                                          STEADY_TIME_GOAL)

@@ -18,10 +18,10 @@
 #
 # Runs patch.sh DIR first if DIR/patched is missing. Cargo's target
 # directory is DIR/target; JOBS (default 2) sets cargo's -j. The binaries
-# are linked dynamically against glibc: copy them and what ldd lists into
-# the guest. To cross-build, set CARGO_BUILD_TARGET (a Rust triple), cargo's
-# linker settings for it, and CC to a C compiler for that target; the
-# binaries are then as those settings link them (static, say).
+# but capi_bench are linked dynamically against glibc: copy them and what
+# ldd lists into the guest. To cross-build, set CARGO_BUILD_TARGET (a Rust
+# triple), cargo's linker settings for it, and CC to a C compiler for that
+# target; the binaries are then as those settings link them (static, say).
 
 set -euo pipefail
 

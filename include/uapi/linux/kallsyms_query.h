@@ -98,7 +98,10 @@
  *
  * It changes whenever an answer could change; it may also change when none
  * did (a module becoming LIVE, a BPF symbol that is hidden coming or going):
- * a cache keyed on it is at worst refreshed more often than needed.
+ * a cache keyed on it is at worst refreshed more often than needed. An
+ * answer of kind %KALLSYMS_SYM_VMLINUX holds for every generation: the
+ * kernel image's symbols never change, and an address in the image is
+ * answered from them before anything else.
  *
  * Compare it for equality only: it goes down by one when BPF symbols are
  * hidden, and is otherwise not meant to be ordered. No value is reserved (0

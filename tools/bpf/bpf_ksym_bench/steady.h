@@ -96,10 +96,15 @@ static inline long steady_syscalls(int fd, unsigned long long *last)
 	return n;
 }
 
-/* The C heap in use, in KiB (glibc's count; a static binary has one allocator). */
+/*
+ * The C heap in use, in KiB (glibc's count; a static binary has one
+ * allocator): the arena's chunks and those mmap()ed on their own.
+ */
 static inline double steady_heap_kib(void)
 {
-	return mallinfo2().uordblks / 1024.0;
+	struct mallinfo2 mi = mallinfo2();
+
+	return (mi.uordblks + mi.hblkhd) / 1024.0;
 }
 
 /* Per-call system calls of one kind of call (misses or hits). */
