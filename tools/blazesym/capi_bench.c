@@ -5,7 +5,8 @@
  * (blaze_symbolize_kernel_abs_addrs()). steady, gone and late are bpftrace's
  * pattern: one blaze_symbolizer kept for the process's life, one call per
  * address, with bpftrace's source (kallsyms NULL: the running kernel's;
- * vmlinux "": no vmlinux looked for).
+ * vmlinux "": no vmlinux looked for); steady and late with bpftrace's
+ * options too (bpftrace_symbolizer()).
  *
  *	capi_bench <mode> ADDRFILE
  *
@@ -32,7 +33,9 @@
  *
  * gone: a program loaded, named by the symbolizer, then closed; its address
  * asked GONE_CALLS more times: their time and system calls, and whether the
- * symbolizer still named it (wrongly: it is gone).
+ * symbolizer still named it (wrongly: it is gone). With the default options
+ * (blaze_symbolizer_new(): line information on, which is what looks a
+ * program up), as bpftrace's show_debug_info and most tools have them.
  *
  * late: after a call for the first address (a core one), loads a BPF
  * program, then asks its JIT address, which must come back with the
@@ -103,6 +106,20 @@ static int read_addrs(const char *path)
 	return 0;
 }
 
+/*
+ * A symbolizer as bpftrace makes its own (src/ksyms.cpp): every option off
+ * (source code information only with its show_debug_info, off by default),
+ * so no auto-reload, no line information, no demangling.
+ */
+static blaze_symbolizer *bpftrace_symbolizer(void)
+{
+	struct blaze_symbolizer_opts opts = {
+		.type_size = sizeof(opts),
+	};
+
+	return blaze_symbolizer_new_opts(&opts);
+}
+
 /* bpftrace's call (src/ksyms.cpp): 0 if @addr got a name. */
 static int symbolize(blaze_symbolizer *symbolizer, uint64_t addr)
 {
@@ -137,7 +154,7 @@ static int pass(int counter, double *miss_ms, double *hit_ms, double *heap_kib,
 		struct steady_count *miss, struct steady_count *hit)
 {
 	double heap = steady_heap_kib(), t0 = 0, t1 = 0;
-	blaze_symbolizer *symbolizer = blaze_symbolizer_new();
+	blaze_symbolizer *symbolizer = bpftrace_symbolizer();
 	unsigned long long last = 0;
 	unsigned int i, x = 1;
 
@@ -331,7 +348,7 @@ static int gone(void)
  */
 static int late(void)
 {
-	blaze_symbolizer *symbolizer = blaze_symbolizer_new();
+	blaze_symbolizer *symbolizer = bpftrace_symbolizer();
 	struct blaze_symbolize_src_kernel src = {
 		.type_size = sizeof(src),
 		.vmlinux = "",
