@@ -88,11 +88,11 @@ STEADY_ROWS = {
     'blazesym_steady_syscalls_hit_mean': 'system calls of a hit, on average',
     'blazesym_steady_heap_kib': "the heap the symbolizer took over a pass (glibc's "
                                 '`mallinfo2()`)',
-    'blazesym_bpf_gone': 'the address of a program named, then closed, asked again (1,000 '
-                         'programs loaded)',
+    'blazesym_bpf_gone': 'the address of a program closed after the symbolizer first read the '
+                         "kernel's symbols, asked again and again (1,000 programs loaded)",
     'blazesym_bpf_gone_syscalls_max': 'its system calls, at most',
     'blazesym_bpf_gone_syscalls_mean': 'its system calls, on average',
-    'blazesym_bpf_gone_named': 'still named (1: wrongly) or not (0)',
+    'blazesym_bpf_gone_named': 'named (1: wrongly) or not (0)',
     'blazesym_late': "a program loaded after the symbolizer's first use, asked once",
     'blazesym_late_syscalls': 'its system calls',
     'blazesym_late_named': 'named right (1) or not (0)',
@@ -277,7 +277,7 @@ def render_steady(data, name):
     out = ['`make bench-query`, %s: %s.' % (provenance(data['info'], [mode or 'tcg']),
                                             'icount' if mode == 'icount' else 'plain TCG'),
            '',
-           '| per call | ioctl_cached (C) | blazesym_text (0.2.7) | blazesym_kq (patched) | '
+           '| what (per call) | ioctl_cached (C) | blazesym_text (0.2.7) | blazesym_kq (patched) | '
            'kq / ioctl_cached | text / kq | goal |',
            '|---|---|---|---|---|---|---|']
     for w, what in STEADY_ROWS.items():
@@ -459,11 +459,14 @@ def copied(prose_figure, table, line):
     """Whether a figure of a prose line is one of the table's (digits, kind, unit,
     workload): as typed, or rounded on a line that names the row's workload; and in the
     same unit where both have one: "2.09 M" instructions is not a table's 2.09 ms, nor its
-    2.09x."""
+    2.09x. A bare number is not a ratio either: prose writes ratios with their "x", and
+    "rustc 1.95" is a version, not a table's 1.95x."""
     text, rounded, kind, unit = prose_figure
     decimals = len(text.partition('.')[2])
     for t_text, t_kind, t_unit, workload in table:
         if kind and t_kind and (kind, unit) != (t_kind, t_unit):
+            continue
+        if kind is None and t_kind == 'ratio':
             continue
         if text == t_text:
             return True

@@ -216,6 +216,13 @@ def test_copied_figure_fails(repo, capsys, copied):
     assert ('docs/benchmarks.md:2: ' in capsys.readouterr().err)
 
 
+def test_bare_number_is_not_a_ratio(repo):
+    """A version ("rustc 2.30") is not a table's 2.30x: prose writes ratios with their x."""
+    (repo / 'README.md').write_text((repo / 'README.md').read_text() + 'Built by rustc %s.\n'
+                                    % bench_docs.ratio(338.185, 3.035).rstrip('x'))
+    assert bench_docs.check() == 0
+
+
 @pytest.mark.parametrize('doc', ['docs/testing.md', 'HACKING.md',
                                  'Documentation/userspace-api/kallsyms_query.rst'])
 def test_copied_figure_in_any_document_fails(repo, capsys, doc):
