@@ -175,7 +175,7 @@ def shown(v, unit, mode):
     instructions = v * {'ms': 1e6, 'us': 1e3, 'ns': 1}[unit]
     for scale, suffix in ((1e9, 'G'), (1e6, 'M'), (1e3, 'k'), (1, '')):
         if instructions >= scale:
-            return num(instructions / scale, suffix + ' instructions')
+            return num(instructions / scale, (suffix + ' instructions').strip())
     return num(instructions, 'instructions')
 
 
