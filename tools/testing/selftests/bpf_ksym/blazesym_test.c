@@ -71,14 +71,16 @@ TEST(patched_blazesym_answers_as_published_and_right_where_text_is_wrong)
 
 /*
  * Becomes uid/gid 65534 with CAP_SYSLOG alone, kept across exec (inheritable
- * and ambient), then runs @capi with @addr on its stdin, its output into @out.
+ * and ambient), and runs @capi with @in as its stdin and @out as its stdout:
+ * files the caller opened, as root, since uid 65534 may not create any.
  */
-static void capi_as_syslog_only(const char *capi, unsigned long long addr, const char *out)
+static void capi_as_syslog_only(const char *capi, int in, int out)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2] = {};
-	char cmd[PATH_MAX + 64];
 
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0)
+		_exit(9);
 	if (prctl(PR_SET_KEEPCAPS, 1) || setresgid(65534, 65534, 65534) ||
 	    setresuid(65534, 65534, 65534))
 		_exit(10);
@@ -89,18 +91,18 @@ static void capi_as_syslog_only(const char *capi, unsigned long long addr, const
 	if (syscall(SYS_capset, &h, d) ||
 	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_SYSLOG, 0, 0))
 		_exit(11);
-	snprintf(cmd, sizeof(cmd), "echo %llx | %s > %s", addr, capi, out);
-	_exit(system(cmd) ? 12 : 0);
+	execl(capi, capi, NULL);
+	_exit(12);
 }
 
 TEST(a_program_is_named_without_cap_sys_admin)
 {
-	const char *capi = getenv("BLAZESYM_CAPI_CHECK"), *out = "/tmp/blazesym_capless.out";
-	int kptr = read_sysctl(KPTR), fd, status;
+	const char *capi = getenv("BLAZESYM_CAPI_CHECK");
+	int kptr = read_sysctl(KPTR), fd, in, out, status;
 	char line[512] = "", want[128];
 	struct prog_syms ps;
+	ssize_t n;
 	pid_t pid;
-	FILE *f;
 
 	if (!capi)
 		SKIP(return, "no BLAZESYM_CAPI_CHECK: see tools/blazesym");
@@ -108,23 +110,28 @@ TEST(a_program_is_named_without_cap_sys_admin)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, prog_syms(fd, &ps));
 	snprintf(want, sizeof(want), "bpf_prog_%s_ksym_capless+0x1 [bpf]", ps.tag);
+	in = open("/tmp/blazesym_capless.in", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	out = open("/tmp/blazesym_capless.out", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, in);
+	ASSERT_LE(0, out);
+	ASSERT_LT(0, dprintf(in, "%llx\n", ps.addr[0] + 1));
+	ASSERT_EQ(0, lseek(in, 0, SEEK_SET));
 	/* Addresses shown to CAP_SYSLOG (kallsyms_show_value()), as to perf. */
 	ASSERT_EQ(0, write_sysctl(KPTR, 1));
-	unlink(out);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		capi_as_syslog_only(capi, ps.addr[0] + 1, out);
+		capi_as_syslog_only(capi, in, out);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	write_sysctl(KPTR, kptr);
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("status %#x", status);
-	f = fopen(out, "r");
-	ASSERT_NE(NULL, f);
-	EXPECT_NE(NULL, fgets(line, sizeof(line), f));
-	fclose(f);
+	n = pread(out, line, sizeof(line) - 1, 0);
+	ASSERT_LT(0, n);
 	line[strcspn(line, "\n")] = 0;
 	/* "0x<addr> <name>+0x<offset> <module>", as capi_check prints it. */
 	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("got \"%s\", want \"%s\"", line, want);
+	close(in);
+	close(out);
 	close(fd);
 }
 
