@@ -5,7 +5,8 @@
 #
 # Usage: test.sh [BUILD_DIR]   (default as patch.sh's)
 #
-# 1. patch.sh, unless BUILD_DIR/patched exists (set REPATCH=1 to force);
+# 1. patch.sh, unless BUILD_DIR/patched holds the patches as they are now
+#    (set REPATCH=1 to force);
 # 2. (blazesym's unit test data files are not generated: blazesym-dev,
 #    which makes them, is not published);
 # 3. the new code's unit tests (src/kernel/kquery.rs, against a mock of
@@ -48,8 +49,12 @@ fail() {
 	status=1
 }
 
-if [ ! -d "$build/patched" ] || [ -n "${REPATCH:-}" ]; then
+# As build.sh: the patched tree is made again when the patches changed (their
+# hash in patched/.patches), so that the tests never run on an older series.
+stamp=$(cat "$here"/patches/*.patch | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$build/patched/.patches" 2>/dev/null)" != "$stamp" ] || [ -n "${REPATCH:-}" ]; then
 	"$here/patch.sh" "$build" || exit 1
+	echo "$stamp" >"$build/patched/.patches"
 fi
 mkdir -p "$build/logs"
 build=$(cd "$build" && pwd)
