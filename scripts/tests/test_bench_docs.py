@@ -148,6 +148,20 @@ def test_churn_rows_render_with_their_goals(repo):
     assert '12,345 programs loaded and closed' in out
 
 
+def test_headline_blazesym_row_is_in_instructions_with_tcg_beside(repo):
+    # TCG's figure alone while there is no icount run.
+    assert '| 129.7 ms (0.2.7 as published) | 0.625 ms (with `tools/blazesym`) | 208x |' in \
+        bench_docs.render('headline')
+    icount = {'info': {'mode': 'icount', 'runs': 11, 'tree': 'abc1234', 'date': '2026-12-05'},
+              'records': [{'workload': 'blazesym_first', 'n': 1, 'unit': 'ms',
+                           'blazesym_text': 161.3, 'blazesym_kq': 0.136}]}
+    (repo / 'docs' / 'bench' / 'query-icount.json').write_text(json.dumps(icount))
+    out = bench_docs.render('headline')
+    assert ('| 161.3 M instructions (0.2.7 as published; TCG 129.7 ms) | 136 k instructions '
+            '(with `tools/blazesym`; TCG 0.625 ms) | 1,186x (TCG 208x) |') in out
+    assert 'counts the guest\'s instructions instead' in out
+
+
 def test_steady_rows_render_with_their_goals(repo):
     assert 'No blazesym_steady records in `docs/bench/query.json` yet' in \
         bench_docs.render('query-steady')
