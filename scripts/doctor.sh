@@ -101,8 +101,8 @@ else
 		"download the kernel source"
 fi
 
-# Disk, as README.md's Requirements gives it: about 4 GiB in the cache and
-# 8.5 GiB in the build directory, which may be on different filesystems.
+# Disk, as README.md's Requirements gives it: about 3 GiB in the cache and
+# 9 GiB in the build directory, which may be on different filesystems.
 existing_dir() {
 	local d=$1
 	while [ ! -d "$d" ]; do d=$(dirname "$d"); done
@@ -119,9 +119,9 @@ check_disk() { # label dir GiB-needed
 }
 cache_dir=$(existing_dir "$CACHE") build_dir=$(existing_dir "$BUILD")
 if [ "$(stat -c %d "$cache_dir")" = "$(stat -c %d "$build_dir")" ]; then
-	check_disk "cache and build" "$build_dir" 13
+	check_disk "cache and build" "$build_dir" 12
 else
-	check_disk cache "$cache_dir" 4
+	check_disk cache "$cache_dir" 3
 	check_disk build "$build_dir" 9
 fi
 ok cpus "$(nproc) ($(awk '/MemTotal/ {printf "%d GiB", $2 / 1048576}' /proc/meminfo))"
