@@ -5,7 +5,7 @@
 #   make doctor              what this machine has and lacks, and what make run would
 #                            install; installs nothing, needs no root, takes seconds
 #   make run                 build, boot, show BPF programs in /proc/kallsyms and perf frames
-#   make test                build, boot, run every suite; last line "N passed, N failed"
+#   make test                build, boot, run every suite; last line "N passed, N failed[, N skipped]"
 #   make test-all            make test for the Rust and the C registry, and the demo on
 #                            the Rust one (CI, .ci/run, runs make lint, test-all and
 #                            test-debug)

@@ -3,7 +3,7 @@
 # `make doctor`: what this machine has and lacks for `make run` and `make test`, and what
 # they would install. Installs nothing, writes nothing, needs no root; takes seconds. The
 # model is the kernel's `make rustavailable`. Exits 1 if something `make run` cannot
-# install itself is missing (not Debian 12, no rustup), else 0.
+# install itself is missing (not Debian 12, no rustup, too little disk), else 0.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -102,27 +102,41 @@ else
 fi
 
 # Disk, as README.md's Requirements gives it: about 3 GiB in the cache and
-# 9 GiB in the build directory, which may be on different filesystems.
+# 9 GiB in the build directory, which may be on different filesystems. What
+# they hold already counts towards it (a machine that has built needs little
+# more); du gets 10 s, or that is not counted.
 existing_dir() {
 	local d=$1
 	while [ ! -d "$d" ]; do d=$(dirname "$d"); done
 	echo "$d"
 }
-check_disk() { # label dir GiB-needed
-	local free
+held_gib() { # dir...: the GiB the existing ones hold, 0 if du is slow
+	local d kib=0 k
+	for d in "$@"; do
+		[ -d "$d" ] || continue
+		k=$(timeout 10 du -sk "$d" 2>/dev/null | cut -f1) || k=0
+		kib=$((kib + ${k:-0}))
+	done
+	echo $((kib / 1048576))
+}
+check_disk() { # label dir GiB-needed GiB-held
+	local free need=$(($3 - $4))
+	[ "$need" -gt 0 ] || need=0
 	free=$(df -Pk "$2" | awk 'NR == 2 {print int($4 / 1048576)}')
-	if [ "$free" -ge "$3" ]; then
+	if [ "$free" -ge "$need" ]; then
 		ok "disk ($1)" "${free} GiB free at $2"
 	else
-		bad "disk ($1)" "${free} GiB free at $2, under the $3 GiB make test-all and make lint need there (README.md, Requirements)"
+		bad "disk ($1)" "${free} GiB free at $2, under the $need GiB more that make test-all and make lint need there ($3 GiB, README.md, Requirements; $4 held already)"
 	fi
 }
 cache_dir=$(existing_dir "$CACHE") build_dir=$(existing_dir "$BUILD")
-if [ "$(stat -c %d "$cache_dir")" = "$(stat -c %d "$build_dir")" ]; then
-	check_disk "cache and build" "$build_dir" 12
+# One filesystem (btrfs subvolumes have device numbers of their own: compare df's).
+if [ "$(df -P "$cache_dir" | awk 'NR == 2 {print $1}')" = \
+	"$(df -P "$build_dir" | awk 'NR == 2 {print $1}')" ]; then
+	check_disk "cache and build" "$build_dir" 12 "$(held_gib "$CACHE" "$BUILD")"
 else
-	check_disk cache "$cache_dir" 3
-	check_disk build "$build_dir" 9
+	check_disk cache "$cache_dir" 3 "$(held_gib "$CACHE")"
+	check_disk build "$build_dir" 9 "$(held_gib "$BUILD")"
 fi
 ok cpus "$(nproc) ($(awk '/MemTotal/ {printf "%d GiB", $2 / 1048576}' /proc/meminfo))"
 
