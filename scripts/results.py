@@ -3,7 +3,7 @@
 """Count KUnit (KTAP) and kselftest (TAP) results in guest logs; flag splats.
 
 Usage: results.py [--corpus OUT] [--variant rust|rust-debug|c] LOG ... ; prints per-suite lines and,
-last, 'N passed, N failed'. --corpus collects the fuzzer's CORPUS lines into OUT.
+last, 'N passed, N failed[, N skipped]'. --corpus collects the fuzzer's CORPUS lines into OUT.
 Exit status 1 if anything failed, a guest did not finish, or a log shows a splat.
 """
 import os
