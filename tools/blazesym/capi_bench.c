@@ -191,26 +191,6 @@ static int pass(int counter, double *miss_ms, double *hit_ms, double *heap_kib,
 }
 
 /*
- * The counter opens after the timed pass: while a raw_syscalls tracepoint
- * is registered, every system call takes the traced path, which would charge
- * the timed pass for each call it makes.
- */
-static int steady(void)
-{
-	struct steady_count miss = {}, hit = {};
-	double miss_ms, hit_ms, heap_kib;
-	int counter;
-
-	if (pass(-1, &miss_ms, &hit_ms, &heap_kib, NULL, NULL))
-		return 1;
-	counter = steady_syscall_counter();
-	if (counter < 0 || pass(counter, NULL, NULL, NULL, &miss, &hit))
-		return 1;
-	steady_report(miss_ms, hit_ms, &miss, &hit, heap_kib);
-	return 0;
-}
-
-/*
  * @calls calls of @addr on @symbolizer: timed (@ms), or their system calls
  * counted (@counter >= 0). *@named: whether the last call gave a name.
  */
@@ -522,7 +502,7 @@ int main(int argc, char **argv)
 	if (read_addrs(argv[2]))
 		return 2;
 	if (!strcmp(mode, "steady"))
-		return steady();
+		return steady_run(pass);
 	if (!strcmp(mode, "gone"))
 		return gone();
 	if (!strcmp(mode, "late"))

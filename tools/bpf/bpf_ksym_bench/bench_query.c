@@ -547,25 +547,6 @@ static int steady_pass(int counter, double *miss_ms, double *hit_ms, double *hea
 }
 
 /*
- * blazesym_steady's C client, printing what capi_bench prints; the counter
- * opened after the timed pass, as there (capi_bench.c's steady()).
- */
-static int steady_client(void)
-{
-	struct steady_count miss = {}, hit = {};
-	double miss_ms, hit_ms, heap_kib;
-	int counter;
-
-	if (steady_pass(-1, &miss_ms, &hit_ms, &heap_kib, NULL, NULL))
-		return 1;
-	counter = steady_syscall_counter();
-	if (counter < 0 || steady_pass(counter, NULL, NULL, NULL, &miss, &hit))
-		return 1;
-	steady_report(miss_ms, hit_ms, &miss, &hit, heap_kib);
-	return 0;
-}
-
-/*
  * Whether a client's names are the kernel's: every address the workload
  * asks for answered, with the name of the reference answers.
  */
@@ -1051,7 +1032,7 @@ int main(int argc, char **argv)
 		if (rw_workload("r"))
 			return 2;
 		if (!strcmp(argv[3], "blazesym_steady"))
-			return strcmp(argv[2], "ioctl_cached") ? 2 : steady_client();
+			return strcmp(argv[2], "ioctl_cached") ? 2 : steady_run(steady_pass);
 		snprintf(probe_name, sizeof(probe_name), "bpf_user_rnd_u32");
 		t0 = now_ms();
 		err = client(argv[2], argv[3]);

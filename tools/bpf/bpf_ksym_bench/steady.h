@@ -148,4 +148,33 @@ static inline void steady_report(double miss_ms, double hit_ms, const struct ste
 	steady_stop();
 }
 
+/*
+ * A pass of a client's calls: timed (@miss_ms, @hit_ms, @heap_kib) when
+ * @counter < 0, else the system calls of each call counted into @miss and
+ * @hit. 0, or -1 if a call failed.
+ */
+typedef int (*steady_pass_fn)(int counter, double *miss_ms, double *hit_ms, double *heap_kib,
+			      struct steady_count *miss, struct steady_count *hit);
+
+/*
+ * A steady client: a timed pass, then a counted one, then steady_report()'s
+ * line; 0, or 1. The counter opens after the timed pass: while a
+ * raw_syscalls tracepoint is registered, every system call takes the traced
+ * path, which would charge the timed pass for each call it makes.
+ */
+static inline int steady_run(steady_pass_fn pass)
+{
+	struct steady_count miss = {}, hit = {};
+	double miss_ms, hit_ms, heap_kib;
+	int counter;
+
+	if (pass(-1, &miss_ms, &hit_ms, &heap_kib, NULL, NULL))
+		return 1;
+	counter = steady_syscall_counter();
+	if (counter < 0 || pass(counter, NULL, NULL, NULL, &miss, &hit))
+		return 1;
+	steady_report(miss_ms, hit_ms, &miss, &hit, heap_kib);
+	return 0;
+}
+
 #endif /* STEADY_H */
