@@ -90,11 +90,17 @@ static void pick_addrs(size_t n)
 
 #ifdef BLAZESYM
 
+/* Read once: a getenv() per call would be counted as the library's work. */
 static int bpftrace_opts(void)
 {
-	const char *o = getenv("KQB_OPTS");
+	static int opts = -1;
 
-	return !o || strcmp(o, "default");
+	if (opts < 0) {
+		const char *o = getenv("KQB_OPTS");
+
+		opts = !o || strcmp(o, "default");
+	}
+	return opts;
 }
 
 static blaze_symbolizer *new_symbolizer(void)
