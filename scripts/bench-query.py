@@ -33,16 +33,18 @@ import bench  # noqa: E402 (its versions(): what the figures were measured on)
 import bench_docs  # noqa: E402
 LINE = re.compile(r'BENCH query workload=(\w+) n=(\d+) unit=(\w+)((?: \w+=[\d.]+)+)')
 CLIENTS = ('text', 'ioctl', 'batch', 'scan', 'blazesym_text', 'blazesym_kq', 'ioctl_cached')
-WORKLOADS = ('profile', 'by_name_cold', 'by_addr_cold', 'cold_distinct', 'bpf_prog_id',
-             'blazesym_first', 'blazesym_cold', 'blazesym_first_warm', 'blazesym_cold_warm',
-             'blazesym_bpf_first', 'blazesym_bpf_info', 'blazesym_steady',
-             'blazesym_steady_miss_us', 'blazesym_steady_hit_us',
-             'blazesym_steady_syscalls_miss_max', 'blazesym_steady_syscalls_miss_mean',
-             'blazesym_steady_syscalls_hit_max', 'blazesym_steady_syscalls_hit_mean',
-             'blazesym_steady_heap_kib', 'blazesym_bpf_gone', 'blazesym_bpf_gone_syscalls_max',
-             'blazesym_bpf_gone_syscalls_mean', 'blazesym_bpf_gone_named', 'blazesym_late', 'blazesym_late_syscalls',
-             'blazesym_late_named', 'rss_kib', 'rss_end_kib',
-             'blazesym_rss_kib', 'blazesym_rss_growth_kib', 'churn_single', 'churn_batch')
+WORKLOADS = ('blazesym_heap_0_progs', 'profile', 'by_name_cold', 'by_addr_cold',
+             'cold_distinct', 'bpf_prog_id', 'blazesym_first', 'blazesym_cold',
+             'blazesym_first_warm', 'blazesym_cold_warm', 'blazesym_bpf_first',
+             'blazesym_bpf_info', 'blazesym_steady', 'blazesym_steady_miss_us',
+             'blazesym_steady_hit_us', 'blazesym_steady_syscalls_miss_max',
+             'blazesym_steady_syscalls_miss_mean', 'blazesym_steady_syscalls_hit_max',
+             'blazesym_steady_syscalls_hit_mean', 'blazesym_steady_heap_kib', 'blazesym_bpf_gone',
+             'blazesym_bpf_gone_syscalls_max', 'blazesym_bpf_gone_syscalls_mean',
+             'blazesym_bpf_gone_named', 'blazesym_late', 'blazesym_late_syscalls',
+             'blazesym_late_named', 'rss_kib', 'rss_end_kib', 'blazesym_rss_kib',
+             'blazesym_rss_growth_kib', 'churn_single', 'churn_batch',
+             'blazesym_heap_30000_progs')
 # Rows with idle and churn latencies instead of a figure per client.
 CHURN = ('churn_single', 'churn_batch')
 # The ratios docs/benchmarks.md reports, where both clients ran: (numerator, denominator).

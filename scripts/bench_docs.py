@@ -88,6 +88,8 @@ STEADY_ROWS = {
     'blazesym_steady_syscalls_hit_mean': 'system calls of a hit, on average',
     'blazesym_steady_heap_kib': "the heap the symbolizer took over a pass (glibc's "
                                 '`mallinfo2()`)',
+    'blazesym_heap_0_progs': 'the same, no BPF program loaded',
+    'blazesym_heap_30000_progs': 'the same, 30,000 BPF programs loaded',
     'blazesym_bpf_gone': 'the address of a program closed after the symbolizer first read the '
                          "kernel's symbols, asked again and again (1,000 programs loaded)",
     'blazesym_bpf_gone_syscalls_max': 'its system calls, at most',
@@ -105,6 +107,9 @@ STEADY_SYSCALL_GOALS = {'blazesym_steady_syscalls_hit_max': 1,
 STEADY_TIME_GOAL = 2
 # blazesym_text / blazesym_kq at least this (icount).
 GONE_GOAL = 1000
+# blazesym_kq's heap with 30,000 programs loaded against none, at most this: it grows with
+# the addresses asked, not with the kernel's symbols.
+HEAP_GOAL = 1.05
 
 # Rows of the churn table: workload -> what it measures.
 CHURN_ROWS = {
@@ -298,6 +303,10 @@ def render_steady(data, name):
         elif w == 'blazesym_steady' and mode == 'icount':
             verdict = '%s within %dx' % ('met:' if kq <= STEADY_TIME_GOAL * c else 'not met:',
                                          STEADY_TIME_GOAL)
+        elif w == 'blazesym_heap_30000_progs' and 'blazesym_heap_0_progs' in recs:
+            none = recs['blazesym_heap_0_progs']['blazesym_kq']
+            verdict = '%s at most %.2fx of none (%s)' % (
+                'met:' if kq <= HEAP_GOAL * none else 'not met:', HEAP_GOAL, ratio(kq, none))
         elif w == 'blazesym_bpf_gone' and mode == 'icount':
             verdict = '%s %dx' % ('met:' if text >= GONE_GOAL * kq else 'not met:', GONE_GOAL)
         out.append('| %s | %s | %s | %s | %s |' % (

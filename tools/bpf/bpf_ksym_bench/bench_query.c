@@ -22,6 +22,10 @@
  *         address per call, STEADY_CALLS calls over DISTINCT addresses), the
  *         address of a program since closed asked again and again, and a
  *         program loaded after the symbolizer's first use.
+ *  blazesym_heap: blazesym_steady's heap figure (a pass's growth of the C
+ *         heap, glibc's count) with no program loaded, run first, and with
+ *         HEAP_PROGS loaded, run last: what a symbolizer keeps for the same
+ *         addresses while the kernel holds 30,000 more symbols.
  *  ioctl_cached: blazesym_steady's calls as single queries with a cache of
  *         answers by address, asking GENERATION on a hit.
  * churn_latency: the latency of a single BY_ADDR of a JIT address, and of a
@@ -54,6 +58,9 @@
 #define SAMPLES 50000
 #define RUNS 11
 #define PROGS 1000
+/* blazesym_heap: programs loaded for its second row, and runs per client. */
+#define HEAP_PROGS 30000
+#define HEAP_RUNS 3
 /* scan is a walk over the programs per address: timed on a few, spread over all. */
 #define SCANNED 10
 
@@ -755,13 +762,17 @@ static int reference_answers(void)
 	return 0;
 }
 
-/* Load PROGS programs (kept loaded by this process's fds) for bpf_prog_id. */
-static int load_progs(void)
+/*
+ * Load programs until @n are (kept loaded by this process's fds); the first
+ * PROGS of them are bpf_prog_id's, the rest only there.
+ */
+static int load_progs(int n)
 {
+	static int loaded;
 	int i;
 
 	raise_nofile();
-	for (i = 0; i < PROGS; i++) {
+	for (i = loaded; i < n; i++, loaded++) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		struct prog_syms ps;
@@ -779,7 +790,11 @@ static int load_progs(void)
 
 		snprintf(name, sizeof(name), "bq_%d", i);
 		fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, name, "GPL", insns, 2, NULL);
-		if (fd < 0 || prog_syms(fd, &ps) || bpf_obj_get_info_by_fd(fd, &info, &len))
+		if (fd < 0)
+			return -1;
+		if (i >= PROGS)
+			continue;
+		if (prog_syms(fd, &ps) || bpf_obj_get_info_by_fd(fd, &info, &len))
 			return -1;
 		prog_addrs[i] = ps.addr[0] + 1;
 		prog_ids[i] = info.id;
@@ -807,6 +822,8 @@ static const struct figure steady_figures[] = {
 	{ "syscalls_hit_mean", "calls", STEADY_CALLS - DISTINCT, 0 },
 	{ "heap_kib", "KiB", DISTINCT, 0 },
 };
+/* steady_figures' heap_kib. */
+#define STEADY_HEAP_FIGURE (ARRAY_SIZE(steady_figures) - 1)
 
 static const struct figure gone_figures[] = {
 	{ "syscalls_max", "calls", GONE_CALLS, 1 },
@@ -1018,6 +1035,41 @@ static int rw_workload(const char *mode)
 	return fclose(f) || !ok ? -1 : 0;
 }
 
+/*
+ * The heap a symbolizer takes for blazesym_steady's pass (its heap_kib
+ * figure), with @progs programs loaded: the median of HEAP_RUNS runs of each
+ * of its clients. A row "blazesym_heap_<progs>_progs"; 0 or -1.
+ */
+static int heap_at(int progs)
+{
+	const struct workload *wl = workloads;
+	double heap[3][HEAP_RUNS];
+	int m, r;
+
+	while (strcmp(wl->name, "blazesym_steady"))
+		wl++;
+	assert(!strcmp(wl->figures[STEADY_HEAP_FIGURE].name, "heap_kib"));
+	if (load_progs(progs))
+		return -1;
+	for (r = 0; r < HEAP_RUNS; r++)
+		for (m = 0; m < 3; m++) {
+			double ms, fig[MAX_FIGURES];
+			long kib, end_kib, grow_kib;
+
+			if (measure(wl->clients[m], wl->name, &ms, &kib, &end_kib, &grow_kib, fig,
+				    wl->nr_figures))
+				return -1;
+			heap[m][r] = fig[STEADY_HEAP_FIGURE];
+		}
+	printf("BENCH query workload=blazesym_heap_%d_progs n=%d unit=KiB", progs, DISTINCT);
+	for (m = 0; m < 3; m++) {
+		qsort(heap[m], HEAP_RUNS, sizeof(double), cmp_double);
+		printf(" %s=%.3f", wl->clients[m], heap[m][HEAP_RUNS / 2]);
+	}
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long rss[3] = { 0, 0, 0 }, rss_end[3] = { 0, 0, 0 };
@@ -1053,17 +1105,25 @@ int main(int argc, char **argv)
 	make_workload();
 	if (reference_answers())
 		return 1;
-	if (load_progs()) {
-		fprintf(stderr, "bench: could not load %d programs\n", PROGS);
-		return 1;
-	}
-	if (rw_workload("w"))
-		return 1;
-	if (access("/usr/bin/blazesym-capi-bench-kq", X_OK) ||
-	    access("/usr/bin/blazesym-capi-bench-text", X_OK) || write_blazesym_addrs()) {
-		fprintf(stderr, "bench: no /usr/bin/blazesym-capi-bench-{kq,text}, %s: %s\n",
-			"or blazesym's address files not written", strerror(errno));
-		return 1;
+	/* The clients' files; again once programs are loaded, for their addresses. */
+	for (r = 0; r < 2; r++) {
+		if (r && load_progs(PROGS)) {
+			fprintf(stderr, "bench: could not load %d programs\n", PROGS);
+			return 1;
+		}
+		if (rw_workload("w"))
+			return 1;
+		if (access("/usr/bin/blazesym-capi-bench-kq", X_OK) ||
+		    access("/usr/bin/blazesym-capi-bench-text", X_OK) || write_blazesym_addrs()) {
+			fprintf(stderr, "bench: no /usr/bin/blazesym-capi-bench-{kq,text}, %s: %s\n",
+				"or blazesym's address files not written", strerror(errno));
+			return 1;
+		}
+		/* The symbolizers' heap with no program loaded; with many, last. */
+		if (!r && heap_at(0)) {
+			fprintf(stderr, "bench: blazesym_heap failed with no program loaded\n");
+			return 1;
+		}
 	}
 	for (w = 0; w < ARRAY_SIZE(workloads); w++) {
 		const struct workload *wl = &workloads[w];
@@ -1138,6 +1198,11 @@ int main(int argc, char **argv)
 	printf(" blazesym_text=%ld blazesym_kq=%ld\n", blazesym_grow[0], blazesym_grow[1]);
 	if (churn_latency()) {
 		fprintf(stderr, "bench: churn_latency failed: %s\n", strerror(errno));
+		return 1;
+	}
+	if (heap_at(HEAP_PROGS)) {
+		fprintf(stderr, "bench: blazesym_heap failed with %d programs loaded: %s\n",
+			HEAP_PROGS, strerror(errno));
 		return 1;
 	}
 	return 0;
