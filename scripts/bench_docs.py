@@ -42,7 +42,9 @@ DATA = os.path.join(ROOT, 'docs', 'bench')
 # The documents with generated blocks, and the blocks each must have.
 DOCS = {'README.md': ('headline',),
         'docs/benchmarks.md': ('bench', 'bench-arm64', 'query', 'query-blazesym', 'query-churn',
-                               'query-icount', 'query-steady-icount', 'query-steady')}
+                               'query-icount', 'query-blazesym-icount', 'query-steady-icount',
+                               'query-steady'),
+        'tools/blazesym/cover-letter.md': ('query-blazesym-icount', 'query-steady-icount')}
 BEGIN = re.compile(r'^<!-- generated: ([\w-]+) \(scripts/bench_docs\.py from docs/bench/\); '
                    r'do not edit -->$', re.M)
 END = '<!-- end generated: %s -->'
@@ -122,6 +124,12 @@ CHURN_GOALS = (3, 20)
 # The goals each blazesym row is held to (text/kq at least this), where it has one.
 BLAZESYM_GOALS = {'blazesym_first': 100, 'blazesym_cold': 10, 'blazesym_bpf_info': 1000,
                   'blazesym_rss_kib': 3}
+# The patched blazesym against the bare C client doing the same (icount): workload ->
+# (the C client's workload, client, goal: kq / C at most, or None).
+BLAZESYM_VS_C = {'blazesym_first': ('by_addr_cold', 'ioctl', 3),
+                 'blazesym_cold': ('cold_distinct', 'batch', 3),
+                 'blazesym_first_warm': ('by_addr_cold', 'ioctl', None),
+                 'blazesym_cold_warm': ('cold_distinct', 'batch', None)}
 
 
 def load(name):
@@ -267,6 +275,29 @@ def render_blazesym(data, name):
         out.append('| %s | %s | %s | %s | %s | %s |' % (
             what, '{:,}'.format(r['n']), num(text, r['unit']), num(kq, r['unit']),
             ratio(text, kq), verdict))
+    return '\n'.join(out) + '\n'
+
+
+def render_blazesym_icount(data, name):
+    """The patched blazesym against 0.2.7 and against the bare C client of the same work."""
+    if data is None:
+        return missing(name, 'make bench-query QEMU_EXTRA="-icount shift=0 -smp 1"')
+    recs = by_workload(data)
+    out = ['`make bench-query`, %s: icount.' % provenance(data['info'], ['icount']), '',
+           '| workload | n | blazesym_text (0.2.7) | blazesym_kq (patched) | text / kq | '
+           'C client | kq / C | goal |',
+           '|---|---|---|---|---|---|---|---|']
+    for w, (c_workload, client, goal) in BLAZESYM_VS_C.items():
+        r, c = recs.get(w), recs.get(c_workload, {}).get(client)
+        if r is None or c is None:
+            continue
+        text, kq = r['blazesym_text'], r['blazesym_kq']
+        verdict = '' if goal is None else '%s within %dx' % (
+            'met:' if kq <= goal * c else 'not met:', goal)
+        out.append('| %s | %s | %s | %s | %s | %s (%s %s) | %s | %s |' % (
+            w, '{:,}'.format(r['n']), shown(text, r['unit'], 'icount'),
+            shown(kq, r['unit'], 'icount'), ratio(text, kq), shown(c, r['unit'], 'icount'),
+            client, c_workload, ratio(kq, c), verdict))
     return '\n'.join(out) + '\n'
 
 
@@ -423,6 +454,7 @@ BLOCKS = {
     'query': (render_query, 'query'),
     'query-icount': (render_query, 'query-icount'),
     'query-blazesym': (render_blazesym, 'query'),
+    'query-blazesym-icount': (render_blazesym_icount, 'query-icount'),
     'query-churn': (render_churn, 'query'),
     'query-steady-icount': (render_steady, 'query-icount'),
     'query-steady': (render_steady, 'query'),
