@@ -16,11 +16,14 @@
 # 5. clippy (blazesym's lints) on the patched library, with and without
 #    the `bpf` feature, and a build of the bpf feature;
 # 6. blazesym-c built against the patched blazesym, and a C program
-#    calling blaze_symbolize_kernel_abs_addrs() on this kernel.
+#    calling blaze_symbolize_kernel_abs_addrs() on this kernel;
+# 7. each patch on its own: the series applied up to it, clippy-clean with
+#    and without `bpf`, failing no library unit test the pristine tree
+#    passes (EACH=0 skips it).
 #
 # Ends with one summary line. Exit status 0 if the new tests pass, the
-# patched tree fails no test the pristine one passes, and clippy is
-# clean.
+# patched tree, and each patch on its own, fails no test the pristine one
+# passes, and clippy is clean.
 
 set -uo pipefail
 
@@ -189,6 +192,43 @@ else
 	fail "blazesym-c does not build against the patched blazesym (see $logs/blazesym-c.log)"
 fi
 
+# 7. Each patch on its own, as a maintainer applies the series: the tree with
+#    the patches up to it.
+each=skipped
+if [ "${EACH:-1}" != 0 ]; then
+	each=ok
+	series=$build/each/blazesym-0.2.7
+	rm -rf "$build/each"
+	mkdir -p "$build/each"
+	cp -a "$build/pristine/blazesym-0.2.7" "$series"
+	n=0
+	for p in "$here"/patches/*.patch; do
+		n=$((n + 1))
+		say "patch $n alone: $(basename "$p")"
+		if ! patch -s -p1 -d "$series" --no-backup-if-mismatch <"$p" >"$logs/each-$n.log" 2>&1; then
+			fail "patch $n does not apply to the ones before it (see $logs/each-$n.log)"
+			each=failed
+			break
+		fi
+		for args in "--lib --features $FEATURES,bpf" "--lib --no-default-features"; do
+			# shellcheck disable=SC2086 # $args is a list of arguments
+			if ! (cd "$series" && cargo clippy -j"$JOBS" $args -- -D warnings) \
+				>>"$logs/each-$n.log" 2>&1; then
+				fail "patch $n alone: clippy $args (see $logs/each-$n.log)"
+				each=failed
+			fi
+		done
+		run_tests "$series" "$logs/each-$n-tests.log"
+		new=$(comm -23 <(failures "$logs/each-$n-tests.log") <(failures "$logs/lib-pristine.log"))
+		if ! grep -q '^test result:' "$logs/each-$n-tests.log" || [ -n "$new" ]; then
+			fail "patch $n alone: tests do not build or fail where pristine's pass:" \
+				"$(echo "$new" | tr '\n' ' ')(see $logs/each-$n-tests.log)"
+			each=failed
+		fi
+	done
+	[ "$each" != ok ] || each="ok ($n patches)"
+fi
+
 if ioctl_kernel=$(python3 - <<'EOF'
 import errno, fcntl, struct
 q = bytearray(160)
@@ -206,6 +246,6 @@ say "SUMMARY: kquery unit tests $kq_pass passed/$kq_fail failed;" \
 	"lib tests patched $p_pass passed/$p_fail failed/$p_ign ignored," \
 	"pristine $o_pass passed/$o_fail failed/$o_ign ignored," \
 	"new failures: $(echo "$new_failures" | grep -c .);" \
-	"clippy $clippy; blazesym-c C API $capi;" \
+	"clippy $clippy; blazesym-c C API $capi; each patch alone: $each;" \
 	"KALLSYMS_QUERY v2 on this kernel: $ioctl_kernel"
 exit $status
