@@ -12,6 +12,12 @@
  *	0x<addr> -			(no symbol)
  *	0x<addr> error			(the call failed; exit status 1)
  *
+ * With --lines, a symbol's line ends in its source line, or "-" if it has
+ * none (the file as blazesym's code_info gives it, which may hold its
+ * directory; the column 0 where unknown):
+ *
+ *	0x<addr> <name>+0x<offset> <module or -> <file>:<line>:<column>
+ *
  * blazesym-check compare --capi runs it and compares its lines with what
  * the patched blazesym answered in Rust.
  */
@@ -23,17 +29,24 @@
 
 #include "blazesym.h"
 
-static void print_sym(uint64_t addr, const struct blaze_sym *sym)
+static void print_sym(uint64_t addr, const struct blaze_sym *sym, int lines)
 {
+	const struct blaze_symbolize_code_info *ci = &sym->code_info;
+
 	if (!sym->name) {
 		printf("0x%" PRIx64 " -\n", addr);
 		return;
 	}
-	printf("0x%" PRIx64 " %s+0x%zx %s\n", addr, sym->name, sym->offset,
+	printf("0x%" PRIx64 " %s+0x%zx %s", addr, sym->name, sym->offset,
 	       sym->module ? sym->module : "-");
+	if (lines && ci->file)
+		printf(" %s:%" PRIu32 ":%u", ci->file, ci->line, ci->column);
+	else if (lines)
+		printf(" -");
+	printf("\n");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct blaze_symbolize_src_kernel src = {
 		.type_size = sizeof(src),
@@ -41,8 +54,13 @@ int main(void)
 	blaze_symbolizer *symbolizer;
 	unsigned long lineno = 0;
 	char line[256];
-	int err = 0;
+	int err = 0, lines;
 
+	lines = argc == 2 && !strcmp(argv[1], "--lines");
+	if (argc > 2 || (argc == 2 && !lines)) {
+		fprintf(stderr, "usage: capi_check [--lines] < ADDRESSES\n");
+		return 2;
+	}
 	symbolizer = blaze_symbolizer_new();
 	if (!symbolizer) {
 		fprintf(stderr, "capi_check: blaze_symbolizer_new: %s\n",
@@ -76,7 +94,7 @@ int main(void)
 			err = 1;
 			continue;
 		}
-		print_sym(addr, &syms->syms[0]);
+		print_sym(addr, &syms->syms[0], lines);
 		blaze_syms_free(syms);
 	}
 

@@ -12,6 +12,9 @@
  * And a program's name through the C API for a caller that may see addresses
  * (CAP_SYSLOG) but not walk the programs for their line information
  * (CAP_SYS_ADMIN): the query gives the name, so the symbolizer must too.
+ *
+ * And a program's source lines, through the program id the query gives:
+ * each JIT address at which the kernel's line table starts a line.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE	/* setresuid(), setresgid() */
@@ -21,6 +24,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+
+#include <bpf/btf.h>
 
 #include "kselftest_harness.h"
 #include "ksym_util.h"
@@ -133,6 +138,145 @@ TEST(a_program_is_named_without_cap_sys_admin)
 	close(in);
 	close(out);
 	close(fd);
+}
+
+/* The file name without its directory. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* Runs "@capi --lines" with @in as its stdin and @out as its stdout; its wait status. */
+static int capi_lines(const char *capi, FILE *in, FILE *out)
+{
+	int status = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (dup2(fileno(in), 0) < 0 || dup2(fileno(out), 1) < 0)
+			_exit(9);
+		execl(capi, capi, "--lines", NULL);
+		_exit(12);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+/*
+ * ksym_lines (ksym_lines.bpf.c, built with -g: BTF line information), a
+ * program and a subprogram of several lines each, by its program id: each
+ * address at which the kernel's jited_line_info starts a source line, and the
+ * byte after it where the line is longer, must come back through the C API
+ * with that line's file, line and column from the program's BTF. That table is
+ * what "bpftool prog dump jited ... linum" prints before each instruction;
+ * Debian's bpftool has no disassembler for a jited dump, so the test reads the
+ * table itself, as bpftool does.
+ */
+TEST(a_program_has_the_kernels_source_lines)
+{
+	const char *capi = getenv("BLAZESYM_CAPI_CHECK");
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), nr, i, lens[2];
+	int fd, status, in_image[2] = { 0, 0 }, lines = 0;
+	__u64 *jited, ksyms[2];
+	struct bpf_line_info *li;
+	struct bpf_object *obj;
+	char line[512];
+	struct btf *btf;
+	FILE *in, *out;
+
+	if (!capi)
+		SKIP(return, "no BLAZESYM_CAPI_CHECK: see tools/blazesym");
+	obj = open_obj("ksym_lines.bpf.o");
+	ASSERT_NE(NULL, obj);
+	fd = prog_fd(obj, "ksym_lines");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, bpf_obj_get_info_by_fd(fd, &info, &len));
+	nr = info.nr_jited_line_info;
+	ASSERT_LT(3U, nr) TH_LOG("no jited line information: was it built with -g?");
+	ASSERT_EQ(nr, info.nr_line_info);
+	ASSERT_EQ(2U, info.nr_jited_ksyms) TH_LOG("want the program and its subprogram");
+	li = calloc(nr, sizeof(*li));
+	jited = calloc(nr, sizeof(*jited));
+	ASSERT_NE(NULL, li);
+	ASSERT_NE(NULL, jited);
+	btf = btf__load_from_kernel_by_id(info.btf_id);
+	ASSERT_NE(NULL, btf);
+
+	memset(&info, 0, sizeof(info));
+	info.nr_line_info = nr;
+	info.line_info_rec_size = sizeof(*li);
+	info.line_info = (unsigned long)li;
+	info.nr_jited_line_info = nr;
+	info.jited_line_info_rec_size = sizeof(*jited);
+	info.jited_line_info = (unsigned long)jited;
+	info.nr_jited_ksyms = 2;
+	info.jited_ksyms = (unsigned long)ksyms;
+	info.nr_jited_func_lens = 2;
+	info.jited_func_lens = (unsigned long)lens;
+	len = sizeof(info);
+	ASSERT_EQ(0, bpf_obj_get_info_by_fd(fd, &info, &len));
+	ASSERT_NE(0ULL, jited[0]) TH_LOG("JIT addresses hidden (kernel.kptr_restrict)");
+
+	in = tmpfile();
+	out = tmpfile();
+	ASSERT_NE(NULL, in);
+	ASSERT_NE(NULL, out);
+	for (i = 0; i < nr; i++) {
+		fprintf(in, "%llx\n", jited[i]);
+		fprintf(in, "%llx\n", jited[i] + 1);
+	}
+	rewind(in);
+	status = capi_lines(capi, in, out);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) TH_LOG("%s: %#x", capi, status);
+
+	rewind(out);
+	for (i = 0; i < 2 * nr && fgets(line, sizeof(line), out); i++) {
+		__u32 k = i / 2, img;
+		__u64 addr = jited[k] + i % 2;
+		const char *file = btf__name_by_offset(btf, li[k].file_name_off);
+		char want[PATH_MAX], got[PATH_MAX], *at = strrchr(line, ' '), *colon;
+
+		/* A line whose code is empty, or one byte long, has no address of its own. */
+		if ((k + 1 < nr && jited[k + 1] <= addr) || (k && jited[k - 1] == jited[k]))
+			continue;
+		ASSERT_NE(NULL, file);
+		ASSERT_NE(NULL, at);
+		line[strcspn(line, "\n")] = 0;
+		/* "<file>:<line>:<column>", the file with or without its directory. */
+		colon = strchr(at, ':');
+		ASSERT_NE(NULL, colon) TH_LOG("0x%llx: no source line: \"%s\"", addr, line);
+		*colon = 0;
+		snprintf(got, sizeof(got), "%s:%s", base_name(at + 1), colon + 1);
+		*colon = ':';
+		snprintf(want, sizeof(want), "%s:%u:%u", base_name(file),
+			 BPF_LINE_INFO_LINE_NUM(li[k].line_col), BPF_LINE_INFO_LINE_COL(li[k].line_col));
+		EXPECT_STREQ(want, got) TH_LOG("0x%llx: \"%s\"", addr, line);
+		for (img = 0; img < 2; img++)
+			if (addr >= ksyms[img] && addr < ksyms[img] + lens[img])
+				in_image[img]++;
+		if (i % 2 == 0 && (!k || BPF_LINE_INFO_LINE_NUM(li[k].line_col) !=
+					 BPF_LINE_INFO_LINE_NUM(li[k - 1].line_col)))
+			lines++;
+	}
+	EXPECT_EQ(2 * nr, i) TH_LOG("%s answered %u of %u addresses", capi, i, 2 * nr);
+	/* Several lines, in both images. */
+	EXPECT_LE(3, lines);
+	EXPECT_LE(2, in_image[0]);
+	EXPECT_LE(2, in_image[1]);
+	fclose(in);
+	fclose(out);
+	btf__free(btf);
+	free(jited);
+	free(li);
+	bpf_object__close(obj);
 }
 
 TEST_HARNESS_MAIN
