@@ -31,9 +31,9 @@ What is a path:
 Where a path resolves: a code span or literal against the repository root, else the
 document's directory (tools/blazesym/README.md's `check/`), and in rst also against
 Documentation/ (kernel docs name pages relative to it). It exists if it exists there in the
-repository or in the kernel tree (the overlay puts bpf_ksym/, kallsyms_query/, kallsyms_iter/,
-include/, rust/, tools/... at the same relative paths, and the documents name upstream files
-such as kernel/bpf/core.c), or is under build/ (generated: build/bench/query.json), or, for
+repository or in the kernel tree (the documents name upstream files such as
+kernel/bpf/core.c, and the overlay's files where scripts/overlay.map puts them in the tree:
+kernel/bpf/ksym/ksym.rs is the repository's bpf_ksym/ksym.rs), or is under build/ (generated: build/bench/query.json), or, for
 a name without an extension, NAME.c or NAME.rs exists (a program built from it:
 scripts/kallsyms, tools/bpf/bpf_ksym_bench/bench_query). A path that leaves the repository
 (../shared/...) is skipped. Without the kernel tree, a path found in neither the repository
@@ -135,17 +135,36 @@ def link_target(token):
     return token or None
 
 
+def overlay_map(root):
+    """[(repository folder, its path in the kernel tree)] of scripts/overlay.map, for the
+    folders the overlay moves."""
+    pairs = []
+    path = os.path.join(root, 'scripts', 'overlay.map')
+    if os.path.exists(path):
+        for line in open(path):
+            fields = line.split('#', 1)[0].split()
+            if len(fields) == 2 and fields[0] != fields[1]:
+                pairs.append((fields[0], fields[1]))
+    return pairs
+
+
 class Tree:
     """The repository and, if present, the kernel tree it overlays."""
 
     def __init__(self, root, kernel):
         self.root = os.path.realpath(root)
         self.kernel = os.path.realpath(kernel) if kernel and os.path.isdir(kernel) else None
+        self.overlay = overlay_map(self.root)
 
     def inside(self, rel):
         return rel != '..' and not rel.startswith('../')
 
     def in_repo(self, rel):
+        """rel is in the repository, as itself or as the tree path of an overlay file."""
+        for repo, tree in self.overlay:
+            if rel == tree or rel.startswith(tree + '/'):
+                rel = repo + rel[len(tree):]
+                break
         return os.path.lexists(os.path.join(self.root, rel))
 
     def in_kernel(self, rel):

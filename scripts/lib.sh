@@ -12,6 +12,29 @@ CACHE=${BPF_KSYM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bpf_ksym}
 BUILD=$(realpath -m "${BPF_KSYM_BUILD:-$ROOT/build}")
 export PATH="$HOME/.cargo/bin:$PATH"
 
+# The overlay (scripts/overlay.map): the repository's kernel folders, and where each lands in
+# the kernel tree.
+overlay_map() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$ROOT/scripts/overlay.map"; }
+overlay_dirs() { overlay_map | awk '{ print $1 }'; }
+# Paths on stdin, one a line, from the repository's to the tree's (to_tree) or back (to_repo).
+to_tree() { sed -f <(overlay_map | awk '$1 != $2 { printf "s|^%s/|%s/|\nt\n", $1, $2 }'); }
+to_repo() { sed -f <(overlay_map | awk '$1 != $2 { printf "s|^%s/|%s/|\nt\n", $2, $1 }'); }
+# The overlay's files under the repository paths given (folders or files), one a line:
+# tools/blazesym is blazesym's (userspace, patched by tools/blazesym/patch.sh), not the kernel's.
+overlay_files() {
+	(cd "$ROOT" && find "$@" \( -name target -o -path tools/blazesym \) -prune -o -type f ! -name '.*' -print)
+}
+# Copy the repository files named on stdin (repository paths, one a line) into the tree at DIR,
+# each where the overlay puts it, keeping their times.
+overlay_copy() {
+	local dir=$1 from to
+	while read -r from; do
+		to=$(to_tree <<<"$from")
+		mkdir -p "$dir/$(dirname "$to")"
+		cp -p "$ROOT/$from" "$dir/$to"
+	done
+}
+
 step() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 note() { printf '    %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

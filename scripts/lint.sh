@@ -22,6 +22,8 @@
 #                  kernel tree or build/ (scripts/check-paths.py)
 #   kconfig        every Kconfig of our directories is sourced by the top-level
 #                  Kconfig and by exactly one patch, and nothing else is
+#   overlay        HACKING.md's table of where each folder lands in the kernel
+#                  tree is scripts/overlay.map, the one the scripts copy by
 #   figures        the documents' figures: scripts/bench_docs.py check, whose
 #                  docstring says what it checks
 #   examples       the reference's example programs compile with -Werror
@@ -57,8 +59,8 @@ shell() {
 
 rust_format() {
 	local files=() f
-	# Ours, as the tree holds them, and the upstream files our patches change.
-	mapfile -t files < <(cd "$ROOT" && find bpf_ksym kallsyms_query kallsyms_iter rust -name '*.rs'
+	# Ours, where the tree holds them, and the upstream files our patches change.
+	mapfile -t files < <( (cd "$ROOT" && find bpf_ksym kallsyms_query kallsyms_iter rust -name '*.rs') | to_tree
 		sed -n 's|^+++ b/\(.*\.rs\)$|\1|p' "$ROOT"/patches/*.patch)
 	for f in $(printf '%s\n' "${files[@]}" | sort -u); do
 		rustfmt --check --edition 2021 --config-path "$SRC/.rustfmt.toml" "$SRC/$f" || return 1
@@ -148,11 +150,22 @@ kconfig() {
 	listed=$(sed -n 's/^source "\(.*\)"$/\1/p' "$ROOT/Kconfig" | sort)
 	wired=$(grep -v '^#' "$ROOT/patches/series" | while read -r p; do
 		sed -n 's/^+source "\(.*\)"$/\1/p' "$ROOT/patches/$p"
-	done | sort)
+	done | to_repo | sort)
 	ours=$(cd "$ROOT" && find . -mindepth 2 -maxdepth 2 -name Kconfig | sed 's|^\./||' | sort)
 	printf 'top-level Kconfig:  %s\nsourced by patches: %s\nour directories:    %s\n' \
 		"$(tr '\n' ' ' <<<"$listed")" "$(tr '\n' ' ' <<<"$wired")" "$(tr '\n' ' ' <<<"$ours")"
 	[ "$listed" = "$ours" ] && [ "$wired" = "$ours" ]
+}
+
+# HACKING.md shows the overlay's map: the table between its markers, as scripts/overlay.map.
+overlay_doc() {
+	local shown map
+	shown=$(sed -n '/^<!-- overlay map: scripts\/overlay.map -->$/,/^<!-- end overlay map -->$/p' \
+		"$ROOT/HACKING.md" | sed -n 's/^| `\([^`]*\)\/` | `\([^`]*\)\/`.*|$/\1 \2/p')
+	map=$(overlay_map | awk '{ print $1, $2 }')
+	printf 'HACKING.md:          %s\nscripts/overlay.map: %s\n' "$(tr '\n' ' ' <<<"$shown")" \
+		"$(tr '\n' ' ' <<<"$map")"
+	[ -n "$shown" ] && [ "$shown" = "$map" ]
 }
 
 figures() { /usr/bin/python3 "$ROOT/scripts/bench_docs.py" check; }
@@ -180,6 +193,7 @@ check htmldocs htmldocs
 check uapi-doc uapi_doc
 check paths paths
 check kconfig kconfig
+check overlay overlay_doc
 check figures figures
 check examples examples
 check results.py unit_tests

@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Make $BUILD/src = pristine kernel + patches/series + the overlay directories
-# of this repo.  Only files whose content changed are rewritten, so make's
-# timestamps stay meaningful and rebuilds stay incremental.
+# of this repo, each where scripts/overlay.map puts it.  Only files whose
+# content changed are rewritten, so make's timestamps stay meaningful and
+# rebuilds stay incremental.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PRISTINE=$CACHE/linux-$KVER
 SRC=$BUILD/src
-OVERLAY_DIRS=(bpf_ksym kallsyms_query kallsyms_iter include rust samples Documentation tools)
-# tools/blazesym is not kernel code: its patches are blazesym's (userspace),
-# applied to blazesym's own source by tools/blazesym/patch.sh.
+mapfile -t OVERLAY_DIRS < <(overlay_dirs)
 [ -f "$PRISTINE/.complete" ] || die "no kernel source at $PRISTINE: run scripts/fetch-source.sh"
 
 # Which pristine tree $SRC was copied from: a new download (another KVER, a
@@ -39,7 +38,7 @@ owned_now=$stage.list
 		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$ROOT/patches/$p"
 	done <"$ROOT/patches/series"
 	for d in "${OVERLAY_DIRS[@]}"; do
-		if [ -d "$ROOT/$d" ]; then (cd "$ROOT" && find "$d" \( -name target -o -path tools/blazesym \) -prune -o -type f ! -name '.*' -print); fi
+		if [ -d "$ROOT/$d" ]; then overlay_files "$d" | to_tree; fi
 	done
 } | sort -u >"$owned_now"
 
@@ -57,10 +56,7 @@ while read -r p; do
 done <"$ROOT/patches/series"
 # ... then the overlay on top.
 for d in "${OVERLAY_DIRS[@]}"; do
-	if [ -d "$ROOT/$d" ]; then
-		(cd "$ROOT" && find "$d" \( -name target -o -path tools/blazesym \) -prune -o -type f ! -name '.*' -print0 |
-			xargs -0 -r cp --parents -t "$stage")
-	fi
+	if [ -d "$ROOT/$d" ]; then overlay_files "$d" | overlay_copy "$stage"; fi
 done
 
 # Edits made in $SRC since it was last prepared (HACKING: edit there, then make refresh-patch)
@@ -101,7 +97,8 @@ if [ "${BPF_KSYM_DISCARD_EDITS:-0}" != 1 ]; then
 				printf '    %s  (changed by %s: keep it with make refresh-patch P=<the patch the edit belongs to>)\n' \
 					"$f" "${by[*]}" >&2
 			elif [ -e "$stage/$f" ]; then
-				printf "    %s  (overlay: keep it with cp '%s' '%s')\n" "$f" "$SRC/$f" "$ROOT/$f" >&2
+				printf "    %s  (overlay: keep it with cp '%s' '%s')\n" "$f" "$SRC/$f" \
+					"$ROOT/$(to_repo <<<"$f")" >&2
 			else
 				printf '    %s  (no longer in the repository or a patch: copy it somewhere first)\n' "$f" >&2
 			fi

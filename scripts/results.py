@@ -249,7 +249,7 @@ class Splats:
                 self.problems.append('no WARNING where a test expected one: ' + line.strip())
             self.expecting = False
         elif self.expecting and 'WARNING:' in line and not self.seen and \
-                ('bpf_prog_ksym_find' in line or 'bpf_ksym/exports.rs' in line):
+                ('bpf_prog_ksym_find' in line or 'kernel/bpf/ksym/exports.rs' in line):
             self.seen = True
         elif self.expecting and self.seen and 'Call Trace:' in line:
             pass

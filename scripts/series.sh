@@ -7,7 +7,8 @@
 # where each series starts ("series NAME COVER"); a series builds on those
 # before it. Each patch is a file of scripts/series/ named there: a
 # "Contents:" line naming patches/ files (applied in the order given) and
-# overlay paths (copied as prepare-tree.sh copies them), then the commit
+# overlay paths (repository paths, copied where scripts/overlay.map puts them,
+# as prepare-tree.sh copies them), then the commit
 # message. Without a message, the one patches/ file's own header is the
 # message. COVER is the cover letter's subject and text; one whose text ends
 # with a colon gets make bench's table from docs/bench/bench.json after it.
@@ -52,10 +53,6 @@ rm -rf "$TREE" "$OUT"
 git clone -q --shared --no-checkout "$BASE_GIT" "$TREE"
 git -C "$TREE" checkout -q -b bpf_ksym "$base"
 
-# Files of the overlay, as prepare-tree.sh finds them.
-# Not tools/blazesym: its patches are blazesym's, not the kernel's.
-overlay_files() { (cd "$ROOT" && find "$@" \( -name target -o -path tools/blazesym \) -prune -o -type f ! -name '.*' -print); }
-
 covered=$(mktemp)
 trap 'rm -f "$covered"' EXIT
 # The series, in order: name, cover letter, and the commit it starts after.
@@ -94,8 +91,8 @@ while read -r word name cover; do
 			;;
 		*)
 			[ -e "$ROOT/$c" ] || die "$def: no such path $c"
-			mapfile -t -O "${#files[@]}" files < <(overlay_files "$c")
-			(cd "$ROOT" && overlay_files "$c" | xargs -r cp --parents -t "$TREE")
+			mapfile -t -O "${#files[@]}" files < <(overlay_files "$c" | to_tree)
+			overlay_files "$c" | overlay_copy "$TREE"
 			overlay_files "$c" >>"$covered"
 			;;
 		esac
@@ -115,7 +112,8 @@ unused=$(comm -23 <(find "$DEFS" -maxdepth 1 -type f ! -name order -printf '%f\n
 
 # Everything make build puts in the tree, in exactly one patch.
 want=$( (sed -e '/^#/d' -e '/^$/d' -e 's|^|patches/|' "$ROOT/patches/series"
-	overlay_files bpf_ksym kallsyms_query kallsyms_iter include rust samples Documentation tools) | sort)
+	mapfile -t dirs < <(overlay_dirs)
+	overlay_files "${dirs[@]}") | sort)
 have=$(sort "$covered")
 [ "$(printf '%s\n' "$have" | uniq -d)" = "" ] ||
 	die "in two patches of scripts/series: $(printf '%s\n' "$have" | uniq -d | tr '\n' ' ')"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The BPF part of /proc/kallsyms and iter/ksym, walked by a cursor
- * (CONFIG_BPF_KSYM_RUST, bpf_ksym/kallsyms_walk.rs).
+ * (CONFIG_BPF_KSYM_RUST, kernel/bpf/ksym/kallsyms_walk.rs).
  */
 #ifndef _LINUX_BPF_KSYM_H
 #define _LINUX_BPF_KSYM_H
@@ -37,7 +37,7 @@ struct bpf_ksym_cursor {
  * @sym: KSYM_NAME_LEN bytes, set to its name
  *
  * As bpf_get_kallsym(), but a walk asking @symnum, @symnum + 1, ... costs
- * O(1) per symbol. Defined in Rust (bpf_ksym/exports.rs).
+ * O(1) per symbol. Defined in Rust (kernel/bpf/ksym/exports.rs).
  *
  * Return: 0, or -ERANGE past the last symbol or when BPF symbols are hidden
  * (bpf_jit_kallsyms off, or JIT hardening on).

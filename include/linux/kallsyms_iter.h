@@ -3,7 +3,7 @@
  * The /proc/kallsyms and iter/ksym iterator: its state, and with
  * CONFIG_BPF_KSYM_RUST the seams between kernel/kallsyms.c (symbol tables,
  * the core, module, ftrace and kprobe sections) and the iterator in
- * kallsyms_iter/kallsyms_iter.rs (section order, seq_file, proc_ops,
+ * kernel/kallsyms_iter/kallsyms_iter.rs (section order, seq_file, proc_ops,
  * iter/ksym).
  */
 #ifndef _LINUX_KALLSYMS_ITER_H
@@ -116,7 +116,7 @@ u32 kallsyms_iter_btf_id(void);
  * kallsyms_iter_init() - create /proc/kallsyms and register iter/ksym
  *
  * Called once, by kallsyms_init(). Defined in Rust
- * (kallsyms_iter/kallsyms_iter.rs), as kallsyms_iter_update() is.
+ * (kernel/kallsyms_iter/kallsyms_iter.rs), as kallsyms_iter_update() is.
  */
 void kallsyms_iter_init(void);
 #ifdef CONFIG_KGDB_KDB

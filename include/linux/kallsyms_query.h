@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * KALLSYMS_QUERY: the seam between kernel/kallsyms.c and the query logic in
- * kallsyms_query/kallsyms_query.rs.
+ * kernel/kallsyms_query/kallsyms_query.rs.
  */
 #ifndef _LINUX_KALLSYMS_QUERY_H
 #define _LINUX_KALLSYMS_QUERY_H
@@ -16,7 +16,7 @@
  *              (kallsyms_show_value() at open)
  * @uarg: the caller's struct kallsyms_query
  *
- * Defined in Rust (kallsyms_query/kallsyms_query.rs).
+ * Defined in Rust (kernel/kallsyms_query/kallsyms_query.rs).
  *
  * Return: 0, or a negative errno as include/uapi/linux/kallsyms_query.h lists.
  */

@@ -206,12 +206,12 @@ def test_splat_fails(tmp_path, debug_log):
 
 
 def test_expected_warning_is_required(tmp_path, debug_log):
-    lines = drop(debug_log, 'WARNING: bpf_ksym/exports.rs')
+    lines = drop(debug_log, 'WARNING: kernel/bpf/ksym/exports.rs')
     assert scan(tmp_path, lines, 'rust-debug')[1] == 1
 
 
 def test_other_warning_between_markers_fails(tmp_path, debug_log):
-    i = next(i for i, l in enumerate(debug_log) if 'WARNING: bpf_ksym/exports.rs' in l)
+    i = next(i for i, l in enumerate(debug_log) if 'WARNING: kernel/bpf/ksym/exports.rs' in l)
     debug_log[i] = 'WARNING: mm/slub.c:100 at kmalloc+0x1/0x20, CPU#0: kunit_try_catch/789\n'
     assert scan(tmp_path, debug_log, 'rust-debug')[1] == 1
 

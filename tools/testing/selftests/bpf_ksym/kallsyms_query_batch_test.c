@@ -888,7 +888,7 @@ TEST(what_stops_an_entry_inside_a_block_ends_the_call_there)
 	close(fd);
 }
 
-/* The kernel's room for one block's strings (kallsyms_query/batch.rs). */
+/* The kernel's room for one block's strings (kernel/kallsyms_query/batch.rs). */
 #define BLOCK_NAMES 2048
 
 /*
