@@ -46,7 +46,7 @@ struct CachelineAligned<T>(T);
 static_assert!(core::mem::align_of::<CachelineAligned<()>>() >= bindings::SMP_CACHE_BYTES as usize);
 
 #[link_section = ".data..cacheline_aligned"]
-static TREE: CachelineAligned<LatchTree<Ksym>> = CachelineAligned(LatchTree::new());
+static TREE: CachelineAligned<LatchTree<Ksym, WRITER>> = CachelineAligned(LatchTree::new());
 
 /// The list head; empty means pointing to itself, as `LIST_HEAD()` does in C.
 #[repr(transparent)]
@@ -110,8 +110,8 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the
     // safety requirements.
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
-    // SAFETY: The writer lock serializes tree writers; `ksym` lives long enough.
-    unsafe { TREE.0.insert(ksym) };
+    // SAFETY: `ksym` is in no tree, and lives long enough, per the safety requirements.
+    unsafe { TREE.0.insert(&writer, ksym) };
     change_end(&writer);
 }
 
@@ -132,9 +132,10 @@ pub(crate) unsafe fn del(ksym: &Ksym) {
         return;
     }
     change_begin(&writer);
-    // SAFETY: The writer lock is held and `ksym` is registered.
-    unsafe { TREE.0.erase(ksym) };
-    // SAFETY: As above; `list_del_rcu()` leaves `next` intact for concurrent readers.
+    // SAFETY: `ksym` is registered, hence in the tree.
+    unsafe { TREE.0.erase(&writer, ksym) };
+    // SAFETY: The writer lock is held and `ksym` is registered, hence listed;
+    // `list_del_rcu()` leaves `next` intact for concurrent readers.
     unsafe { bindings::list_del_rcu(lnode) };
     // Before `del` returns, hence before the owner can start the grace period that frees
     // `ksym`: a walker that still reads the old count may dereference its cursor.

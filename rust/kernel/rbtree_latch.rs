@@ -15,6 +15,12 @@
 //! The nodes are intrusive (`struct latch_tree_node` inside the item), so inserting never
 //! allocates, and items are reached from C and Rust alike. The layout is exactly C's, so a
 //! [`LatchTree`] can sit where a `struct latch_tree_root` was.
+//!
+//! Writers are serialized by a global lock ([`global_lock!`](crate::sync::global_lock)) named in
+//! the tree's type, whose guard each write takes, as [`GlobalLockedBy`] does: a write without
+//! that lock held does not compile.
+//!
+//! [`GlobalLockedBy`]: crate::sync::lock::GlobalLockedBy
 
 use crate::{
     bindings,
@@ -22,6 +28,10 @@ use crate::{
         atomic::{
             Atomic,
             Relaxed, //
+        },
+        lock::{
+            GlobalGuard,
+            GlobalLockBackend, //
         },
         rcu, //
     },
@@ -131,12 +141,11 @@ pub trait LatchTreeItem: HasLatchTreeNode {
     fn compare(&self, key: &Self::Key) -> Ordering;
 }
 
-/// A latched RB-tree of intrusive `T` items.
+/// A latched RB-tree of intrusive `T` items, written under the global lock `W`.
 ///
 /// Readers call [`LatchTree::find`] under RCU from any context, NMI included. Writers
-/// ([`LatchTree::insert`], [`LatchTree::erase`]) must be serialized by the caller, usually with a
-/// lock, and must keep an erased item alive, at the same address, until an RCU grace period has
-/// passed.
+/// ([`LatchTree::insert`], [`LatchTree::erase`]) hold `W`'s lock, whose guard they take, and
+/// must keep an erased item alive, at the same address, until an RCU grace period has passed.
 ///
 /// # Invariants
 ///
@@ -152,9 +161,14 @@ pub trait LatchTreeItem: HasLatchTreeNode {
 /// use kernel::{
 ///     bindings,
 ///     rbtree_latch::{impl_has_latch_tree_node, LatchTree, LatchTreeItem},
-///     sync::rcu,
+///     sync::{global_lock, rcu},
 ///     types::Opaque, //
 /// };
+///
+/// global_lock! {
+///     // SAFETY: Initialized below, before the tree is written.
+///     unsafe(uninit) static TREE_WRITER: Mutex<()> = ();
+/// }
 ///
 /// struct Range {
 ///     start: usize,
@@ -182,38 +196,43 @@ pub trait LatchTreeItem: HasLatchTreeNode {
 ///     }
 /// }
 ///
-/// let tree = LatchTree::<Range>::new();
+/// // SAFETY: Called once, before any use of the lock.
+/// unsafe { TREE_WRITER.init() };
+/// let tree = LatchTree::<Range, TREE_WRITER>::new();
 /// let a = Range { start: 0x1000, end: 0x1100, node: Opaque::zeroed() };
-/// // SAFETY: Single writer; `a` is not moved, and outlives its membership (erased below before
-/// // it is dropped).
-/// unsafe { tree.insert(&a) };
+/// let writer = TREE_WRITER.lock();
+/// // SAFETY: `a` is in no tree, is not moved, and outlives its membership (erased below, a grace
+/// // period before it is dropped).
+/// unsafe { tree.insert(&writer, &a) };
+/// drop(writer);
 /// {
 ///     let guard = rcu::read_lock();
 ///     assert_eq!(tree.find(&0x1080, &guard).map(|r| r.start), Some(0x1000));
 ///     assert!(tree.find(&0x1100, &guard).is_none());
 /// }
-/// // SAFETY: Single writer and `a` is in the tree.
-/// unsafe { tree.erase(&a) };
+/// // SAFETY: `a` is in the tree.
+/// unsafe { tree.erase(&TREE_WRITER.lock(), &a) };
 /// // Readers may see an erased item until a grace period has passed; only then may `a` go.
 /// rcu::synchronize_rcu();
 /// ```
-pub struct LatchTree<T: LatchTreeItem> {
+pub struct LatchTree<T: LatchTreeItem, W: GlobalLockBackend> {
     root: Opaque<bindings::latch_tree_root>,
     _items: PhantomData<T>,
+    _writer: PhantomData<fn() -> W>,
 }
 
-// SAFETY: The tree only hands out shared references to `T`, from any thread.
-unsafe impl<T: LatchTreeItem + Sync> Sync for LatchTree<T> {}
+// SAFETY: The tree only hands out shared references to `T`, from any thread; `W` is a marker.
+unsafe impl<T: LatchTreeItem + Sync, W: GlobalLockBackend> Sync for LatchTree<T, W> {}
 // SAFETY: The tree holds no thread-bound state; items are shared, never moved.
-unsafe impl<T: LatchTreeItem + Sync> Send for LatchTree<T> {}
+unsafe impl<T: LatchTreeItem + Sync, W: GlobalLockBackend> Send for LatchTree<T, W> {}
 
-impl<T: LatchTreeItem> Default for LatchTree<T> {
+impl<T: LatchTreeItem, W: GlobalLockBackend> Default for LatchTree<T, W> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<T: LatchTreeItem> LatchTree<T> {
+impl<T: LatchTreeItem, W: GlobalLockBackend> LatchTree<T, W> {
     /// Creates an empty tree; usable in a `static`.
     pub const fn new() -> Self {
         // INVARIANT: All zeroes is an empty `latch_tree_root`: sequence 0, two NULL roots. This is
@@ -221,6 +240,7 @@ impl<T: LatchTreeItem> LatchTree<T> {
         Self {
             root: Opaque::zeroed(),
             _items: PhantomData,
+            _writer: PhantomData,
         }
     }
 
@@ -314,12 +334,13 @@ impl<T: LatchTreeItem> LatchTree<T> {
     ///
     /// # Safety
     ///
-    /// As for [`LatchTree::insert`], and readers must currently be steered to the other copy.
+    /// As for [`LatchTree::insert`], `W`'s lock is held, and readers must currently be steered
+    /// to the other copy.
     // Always inlined, as C's `__latch_tree_insert()`.
     #[inline(always)]
     unsafe fn insert_in(&self, item: &T, idx: usize) {
         let root = self.rb_root(idx);
-        // SAFETY: `root` is valid; writers are serialized, so nothing else changes it.
+        // SAFETY: `root` is valid; the writer holds `W`'s lock, so nothing else changes it.
         let mut link = unsafe { &raw mut (*root).rb_node };
         let mut parent = ptr::null_mut();
         // SAFETY: `link` always points into the root or a linked node, which the serialized
@@ -345,11 +366,10 @@ impl<T: LatchTreeItem> LatchTree<T> {
         unsafe { bindings::rb_insert_color(node, root) };
     }
 
-    /// Inserts `item` into both copies.
+    /// Inserts `item` into both copies, under `W`'s lock (`_writer`).
     ///
     /// # Safety
     ///
-    /// - Calls to [`LatchTree::insert`] and [`LatchTree::erase`] are serialized.
     /// - `item`'s node is not linked into this or any other latch tree, and no reader of an
     ///   earlier linking may still reach it (a grace period passed since it was erased).
     /// - `item` stays live and does not move until it is erased and an RCU grace period has
@@ -357,8 +377,8 @@ impl<T: LatchTreeItem> LatchTree<T> {
     // Always inlined, as C's `latch_tree_insert()` (`__always_inline`): a call would cost every
     // insertion a frame of its own.
     #[inline(always)]
-    pub unsafe fn insert(&self, item: &T) {
-        // SAFETY: `seq` is valid; the caller serializes writers.
+    pub unsafe fn insert(&self, _writer: &GlobalGuard<W>, item: &T) {
+        // SAFETY: `seq` is valid; `_writer` holds `W`'s lock, which serializes writers.
         unsafe { bindings::write_seqcount_latch_begin(self.seq()) };
         // SAFETY: Readers now use copy 1.
         unsafe { self.insert_in(item, 0) };
@@ -371,18 +391,17 @@ impl<T: LatchTreeItem> LatchTree<T> {
         // INVARIANT: Both copies hold `item`, which the caller keeps live.
     }
 
-    /// Removes `item` from both copies.
+    /// Removes `item` from both copies, under `W`'s lock (`_writer`).
     ///
     /// Readers may still see `item` until an RCU grace period has elapsed.
     ///
     /// # Safety
     ///
-    /// - Calls to [`LatchTree::insert`] and [`LatchTree::erase`] are serialized.
-    /// - `item` is in the tree.
+    /// `item` is in this tree.
     // Always inlined, as C's `latch_tree_erase()`.
     #[inline(always)]
-    pub unsafe fn erase(&self, item: &T) {
-        // SAFETY: `seq` is valid; the caller serializes writers.
+    pub unsafe fn erase(&self, _writer: &GlobalGuard<W>, item: &T) {
+        // SAFETY: `seq` is valid; `_writer` holds `W`'s lock, which serializes writers.
         unsafe { bindings::write_seqcount_latch_begin(self.seq()) };
         // SAFETY: Readers now use copy 1; `item` is linked in copy 0.
         unsafe { bindings::rb_erase(Self::rb_node(item, 0), self.rb_root(0)) };
@@ -399,7 +418,25 @@ impl<T: LatchTreeItem> LatchTree<T> {
 #[macros::kunit_tests(rust_rbtree_latch)]
 mod tests {
     use super::*;
-    use crate::prelude::*;
+    use crate::{prelude::*, sync::global_lock};
+
+    global_lock! {
+        // SAFETY: Initialized by `writer()` before its first use.
+        unsafe(uninit) static TREE_WRITER: Mutex<()> = ();
+    }
+
+    /// The tests' writer lock, initialized by the first test that writes.
+    fn writer() -> GlobalGuard<TREE_WRITER> {
+        static READY: Atomic<bool> = Atomic::new(false);
+        // KUnit runs a suite's cases one after the other: no other test initializes it meanwhile.
+        if !READY.xchg(true, Relaxed) {
+            // SAFETY: Called once, before any use of the lock.
+            unsafe { TREE_WRITER.init() };
+        }
+        TREE_WRITER.lock()
+    }
+
+    type Tree = LatchTree<Span, TREE_WRITER>;
 
     struct Span {
         start: usize,
@@ -439,14 +476,14 @@ mod tests {
         }
     }
 
-    fn found(tree: &LatchTree<Span>, key: usize) -> Option<usize> {
+    fn found(tree: &Tree, key: usize) -> Option<usize> {
         let guard = rcu::read_lock();
         tree.find(&key, &guard).map(|s| s.start)
     }
 
     #[test]
     fn empty_tree_finds_nothing() {
-        let tree = LatchTree::<Span>::new();
+        let tree = Tree::new();
         assert_eq!(found(&tree, 0), None);
         assert_eq!(found(&tree, usize::MAX), None);
     }
@@ -454,16 +491,19 @@ mod tests {
     #[test]
     fn insert_find_erase_many() -> Result {
         const N: usize = 257;
-        let tree = LatchTree::<Span>::new();
+        let tree = Tree::new();
         let mut spans = KVec::with_capacity(N, GFP_KERNEL)?;
         // Insert in a scrambled order so rebalancing is exercised.
         for i in 0..N {
             spans.push(Span::new(0x1000 + ((i * 97) % N) * 0x100, 0x80), GFP_KERNEL)?;
         }
+        let w = writer();
         for s in spans.iter() {
-            // SAFETY: Single writer; every span is erased below before `spans` is dropped.
-            unsafe { tree.insert(s) };
+            // SAFETY: Every span is in no tree, and is erased below, a grace period before
+            // `spans` is dropped.
+            unsafe { tree.insert(&w, s) };
         }
+        drop(w);
         for i in 0..N {
             let start = 0x1000 + i * 0x100;
             assert_eq!(found(&tree, start), Some(start));
@@ -473,16 +513,16 @@ mod tests {
         assert_eq!(found(&tree, 0xfff), None);
         // Erase every other span; the rest must stay findable in both copies.
         for s in spans.iter().step_by(2) {
-            // SAFETY: Single writer; `s` is in the tree.
-            unsafe { tree.erase(s) };
+            // SAFETY: `s` is in the tree.
+            unsafe { tree.erase(&writer(), s) };
         }
         for (k, s) in spans.iter().enumerate() {
             let want = if k % 2 == 0 { None } else { Some(s.start) };
             assert_eq!(found(&tree, s.start + 1), want);
         }
         for s in spans.iter().skip(1).step_by(2) {
-            // SAFETY: Single writer; `s` is in the tree.
-            unsafe { tree.erase(s) };
+            // SAFETY: `s` is in the tree.
+            unsafe { tree.erase(&writer(), s) };
         }
         assert_eq!(found(&tree, 0x1000), None);
         // Erased items stay readable until a grace period has passed; only then are they freed.
