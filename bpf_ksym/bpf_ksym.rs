@@ -7,9 +7,10 @@
 //! [`include/linux/filter.h`](srctree/include/linux/filter.h),
 //! [`include/linux/extable.h`](srctree/include/linux/extable.h)
 //!
-//! This replaces the registry of `kernel/bpf/core.c` when `CONFIG_BPF_KSYM_RUST=y`. The pieces:
+//! This replaces the registry of `kernel/bpf/core.c` when `CONFIG_BPF_KSYM_RUST=y`. Its symbols
+//! are [`kernel::bpf::ksym::Ksym`]s, which say how a `struct bpf_ksym` is read and ordered. The
+//! pieces:
 //!
-//! - [`ksym`]: [`ksym::Ksym`], a `struct bpf_ksym` as the registry sees it, and its order.
 //! - [`registry`]: the latch tree (by address, lock-free readers) and the RCU list (insertion
 //!   order, for `/proc/kallsyms`), and the lock that serializes writers.
 //! - [`prog_name`]: `bpf_prog_<tag>` followed by `_<name>` when there is one.
@@ -22,7 +23,6 @@
 pub mod exports;
 mod fineibt;
 mod kallsyms_walk;
-mod ksym;
 mod prog_name;
 mod registry;
 

@@ -9,12 +9,12 @@
 use crate::{
     fineibt,
     kallsyms_walk,
-    ksym::Ksym,
     prog_name,
     registry, //
 };
 use kernel::{
     bindings,
+    bpf::ksym::Ksym,
     ffi::{
         c_char,
         c_int,

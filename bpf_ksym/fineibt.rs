@@ -14,11 +14,13 @@ use kernel::bindings;
 #[cfg(CONFIG_FINEIBT)]
 mod imp {
     use crate::{
-        ksym::Ksym,
         prog_name,
         registry, //
     };
-    use kernel::bindings;
+    use kernel::{
+        bindings,
+        bpf::ksym::Ksym, //
+    };
 
     /// Size of the preamble before a function's entry.
     const PREAMBLE: usize = 16;

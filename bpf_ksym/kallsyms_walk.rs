@@ -18,12 +18,10 @@
 //! every symbol registered for the whole read; symbols added or removed during the read may or
 //! may not appear.
 
-use crate::{
-    ksym::Ksym,
-    registry, //
-};
+use crate::registry;
 use kernel::{
     bindings,
+    bpf::ksym::Ksym,
     sync::rcu, //
 };
 

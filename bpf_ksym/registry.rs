@@ -13,9 +13,9 @@
 //! - [`REMOVALS`]: how many symbols were ever removed, so that a walker resuming between two
 //!   RCU read sections knows whether the symbol it stopped at may be gone.
 
-use crate::ksym::Ksym;
 use kernel::{
     bindings,
+    bpf::ksym::Ksym,
     prelude::*,
     rbtree_latch::LatchTree,
     sync::{

@@ -17,6 +17,7 @@ use crate::{
 };
 use kernel::{
     bindings,
+    bpf::ksym::Ksym,
     prelude::*,
     sync::{
         atomic::{
@@ -131,8 +132,32 @@ impl Answer {
         name: &mut NameBuf,
     ) -> Result {
         self.clear();
-        let (mut size, mut offset) = (0, 0);
         // vmlinux first, the commonest answer: BPF images are never in the kernel image.
+        if self.lookup_vmlinux(addr, cursor, name)? {
+            return Ok(());
+        }
+        let rcu = rcu::read_lock();
+        // BPF images before modules: a freed module init text that an image reuses is the
+        // image's, as in `kallsyms_lookup()`.
+        if let Some(ksym) = bpf_ksym_at(addr, &rcu) {
+            if !rules.bpf_shown {
+                return Err(ENOENT);
+            }
+            self.describe_bpf(ksym, name);
+            return Ok(());
+        }
+        self.lookup_module(addr, rules, name, &rcu)
+    }
+
+    /// Fills `self` and `name` with the vmlinux symbol that covers `addr`, if one does: whether
+    /// one did.
+    fn lookup_vmlinux(
+        &mut self,
+        addr: usize,
+        cursor: &mut Cursor,
+        name: &mut NameBuf,
+    ) -> Result<bool> {
+        let (mut size, mut offset) = (0, 0);
         // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid; the cursor's
         // offset is where its symbol's name starts (type invariant), so the walk from it stays
         // inside the names.
@@ -145,29 +170,29 @@ impl Answer {
                 name.as_mut_ptr(),
             )
         };
-        if len > 0 {
-            // `kallsyms_expand_symbol()` stops at `KSYM_NAME_LEN - 1` bytes.
-            let len = usize::try_from(len).ok().filter(|&n| n < NAME_LEN);
-            self.name_len = len.ok_or(ENOENT)? + 1;
-            self.start = addr - offset;
-            self.size = size;
-            self.kind = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
-            return Ok(());
+        if len <= 0 {
+            return Ok(false);
         }
-        let _rcu = rcu::read_lock();
-        // BPF images before modules: a freed module init text that an image reuses is the
-        // image's, as in `kallsyms_lookup()`.
-        // SAFETY: The RCU read lock is held for as long as the symbol is used.
-        let ksym = unsafe { bpf_ksym_at(addr) };
-        if !ksym.is_null() {
-            if !rules.bpf_shown {
-                return Err(ENOENT);
-            }
-            // SAFETY: `ksym` is registered, or was a moment ago and is freed only a grace period
-            // after its removal: valid while `_rcu` is held.
-            unsafe { self.describe_bpf(ksym, name) };
-            return Ok(());
-        }
+        // `kallsyms_expand_symbol()` stops at `KSYM_NAME_LEN - 1` bytes.
+        let len = usize::try_from(len).ok().filter(|&n| n < NAME_LEN);
+        self.name_len = len.ok_or(ENOENT)? + 1;
+        self.start = addr - offset;
+        self.size = size;
+        self.kind = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
+        Ok(true)
+    }
+
+    /// Fills `self` and `name` with the module symbol that covers `addr` (or ftrace's name of a
+    /// module's freed init function), under `_rcu`; `ENOENT` if none does or the query must not
+    /// say.
+    fn lookup_module(
+        &mut self,
+        addr: usize,
+        rules: &Rules,
+        name: &mut NameBuf,
+        _rcu: &rcu::Guard,
+    ) -> Result {
+        let (mut size, mut offset) = (0, 0);
         let mut modname: *mut c_char = core::ptr::null_mut();
         // SAFETY: `name` holds `KSYM_NAME_LEN` bytes; the other pointers are valid.
         let found = unsafe {
@@ -179,8 +204,8 @@ impl Answer {
                 name.as_mut_ptr(),
             )
         };
-        // vmlinux was answered above: a symbol without a module is a BPF image registered since
-        // the lookup above. That moved the BPF count, so the caller's check looks up again.
+        // vmlinux was answered before: a symbol without a module is a BPF image registered since
+        // that lookup. That moved the BPF count, so the caller's check looks up again.
         if found.is_null() || modname.is_null() {
             return Err(ENOENT);
         }
@@ -207,38 +232,21 @@ impl Answer {
     }
 
     /// Fills `self` and `buf` from a registered BPF symbol.
-    ///
-    /// # Safety
-    ///
-    /// `ksym` is valid for the duration of the call (the caller holds the RCU read lock).
-    unsafe fn describe_bpf(&mut self, ksym: *const bindings::bpf_ksym, buf: &mut NameBuf) {
-        let k = ksym.cast_mut();
-        // SAFETY: `start`, `end`, `name` and `prog` of a registered symbol are written before
-        // it is added and not changed until a grace period after it is removed: plain reads do
-        // not race with a writer.
-        let (start, end, prog) = unsafe { ((*k).start, (*k).end, (*k).prog) };
-        // SAFETY: Only the field address is computed.
-        let name = unsafe { &raw const (*k).name };
-        // SAFETY: Both buffers hold `KSYM_NAME_LEN` bytes; `name` is stable, as above.
-        let len = unsafe { bindings::sized_strscpy(buf.as_mut_ptr(), name.cast(), NAME_LEN) };
-        // A name without a NUL in its buffer is cut at `KSYM_NAME_LEN - 1` (`-E2BIG`).
-        self.name_len = usize::try_from(len).unwrap_or(NAME_LEN - 1) + 1;
-        self.start = start;
-        self.size = end - start;
+    fn describe_bpf(&mut self, ksym: &Ksym, buf: &mut NameBuf) {
+        self.name_len = ksym.copy_name(buf) + 1;
+        self.start = ksym.start();
+        self.size = ksym.end() - ksym.start();
         self.set_owner(b"bpf");
-        if !prog {
+        let Some(aux) = ksym.prog_aux() else {
             self.kind = BPF_IMAGE_PREFIXES
                 .iter()
                 .find(|(prefix, _)| self.name(buf).starts_with(prefix))
                 .map_or(bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_IMAGE, |p| p.1);
             return;
-        }
-        // SAFETY: A `prog` symbol is the `ksym` field of a `bpf_prog_aux` (`aux->ksym`, filled in
-        // by `bpf_prog_kallsyms_add()`), valid as long as the symbol is.
-        let aux = unsafe { kernel::container_of!(k, bindings::bpf_prog_aux, ksym) };
-        // SAFETY: `func_idx` and `main_prog_aux` are set before the program's symbol is added
-        // and not changed after; the main program's aux is freed with its subprograms', after
-        // the same grace period.
+        };
+        // SAFETY: `aux` is valid as long as `ksym` is. `func_idx` and `main_prog_aux` are set
+        // before the program's symbol is added and not changed after; the main program's aux is
+        // freed with its subprograms', after the same grace period.
         let (func_idx, main) = unsafe { ((*aux).func_idx, (*aux).main_prog_aux) };
         self.subprog = func_idx;
         self.kind = if func_idx == 0 {
@@ -256,39 +264,36 @@ impl Answer {
     }
 }
 
-/// The registered BPF symbol that covers `addr`, or NULL.
+/// The registered BPF symbol that covers `addr`, if any.
 ///
 /// Ranges are end-inclusive (a return address may equal a symbol's end), so two images that
 /// touch share an address: a FineIBT preamble ends where its program starts, and an image may
 /// end where the next one in the same pack starts. At the first byte of an image, the image that
 /// starts there is the answer, not the one that ends there.
-///
-/// # Safety
-///
-/// The caller holds the RCU read lock for as long as it uses the symbol.
-unsafe fn bpf_ksym_at(addr: usize) -> *const bindings::bpf_ksym {
-    // SAFETY: Per the safety requirements.
+fn bpf_ksym_at<'a>(addr: usize, rcu: &'a rcu::Guard) -> Option<&'a Ksym> {
+    let ksym = registered(addr, rcu)?;
+    if ksym.start() == addr || ksym.end() != addr {
+        return Some(ksym);
+    }
+    let next = addr.checked_add(1).and_then(|next| registered(next, rcu));
+    match next {
+        Some(next) if next.start() == addr => Some(next),
+        _ => Some(ksym),
+    }
+}
+
+/// The registered BPF symbol whose `[start, end]` holds `addr`, if any, as `bpf_ksym_lookup()`
+/// finds it.
+fn registered<'a>(addr: usize, _rcu: &'a rcu::Guard) -> Option<&'a Ksym> {
+    // SAFETY: `_rcu` holds the RCU read lock, as `bpf_ksym_lookup()` requires.
     let ksym = unsafe { bindings::bpf_ksym_lookup(addr) };
     if ksym.is_null() {
-        return ksym;
+        return None;
     }
-    // SAFETY: A registered symbol's `start` and `end` do not change while it can be found (see
-    // `describe_bpf`).
-    let (start, end) = unsafe { ((*ksym).start, (*ksym).end) };
-    if start == addr || end != addr {
-        return ksym;
-    }
-    let Some(next) = addr.checked_add(1) else {
-        return ksym;
-    };
-    // SAFETY: As above.
-    let starts_here = unsafe { bindings::bpf_ksym_lookup(next) };
-    // SAFETY: As above.
-    if !starts_here.is_null() && unsafe { (*starts_here).start } == addr {
-        starts_here
-    } else {
-        ksym
-    }
+    // SAFETY: `ksym` is registered, or was a moment ago: its owner frees it only a grace period
+    // after removing it, so it stays valid and in place while `_rcu` is held, and registered
+    // symbols keep `Ksym`'s invariants.
+    Some(unsafe { Ksym::from_raw(ksym.cast_mut()) })
 }
 
 /// Where the last vmlinux name was found, for [`Answer::lookup`]: the next lookup of an address

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! One registered symbol: a `struct bpf_ksym` embedded in a program, trampoline or dispatcher.
+//! BPF kernel symbols: a `struct bpf_ksym` embedded in a program, trampoline or dispatcher,
+//! which names its code in `/proc/kallsyms` and to `%pS` and the unwinders.
 //!
 //! C header: [`include/linux/bpf.h`](srctree/include/linux/bpf.h)
 
-use core::cmp::Ordering;
-use kernel::{
+use crate::{
     bindings,
     rbtree_latch::{
         HasLatchTreeNode,
@@ -17,14 +17,15 @@ use kernel::{
     },
     types::Opaque, //
 };
+use core::cmp::Ordering;
 
-/// A `struct bpf_ksym`, as the registry sees it.
+/// A `struct bpf_ksym`, as the ksym registry (`kernel/bpf/ksym/`) and its readers see it.
 ///
 /// Its owners: programs and subprograms (`aux->ksym`, filled in by `bpf_prog_kallsyms_add()`),
 /// FineIBT preambles (`aux->ksym_prefix`), trampolines and struct_ops images
 /// (`bpf_image_ksym_init()`) and dispatchers (`bpf_dispatcher_change_prog()`). Other CPUs may
 /// write parts of it at any time, so the registry never makes a Rust reference to the C struct:
-/// it reads and writes single fields through raw places.
+/// it reads and writes single fields through raw places, and so do its readers.
 ///
 /// # Invariants
 ///
@@ -39,7 +40,7 @@ use kernel::{
 ///   frame-pointer range, with `WRITE_ONCE()`. They are read with `READ_ONCE()` semantics.
 /// - `lnode`, `tnode` and `seq` are written only by the registry, under its writer lock.
 #[repr(transparent)]
-pub(crate) struct Ksym(Opaque<bindings::bpf_ksym>);
+pub struct Ksym(Opaque<bindings::bpf_ksym>);
 
 // SAFETY: `Ksym` is only ever shared: the fields that change while it is registered are written
 // by the registry under its lock (links, `seq`) or read with `READ_ONCE()` semantics
@@ -53,19 +54,20 @@ impl Ksym {
     ///
     /// `ptr` points to a `struct bpf_ksym` that stays valid and in place for `'a`, whose owner
     /// keeps the type invariants for as long as it is registered.
-    pub(crate) unsafe fn from_raw<'a>(ptr: *mut bindings::bpf_ksym) -> &'a Self {
+    pub unsafe fn from_raw<'a>(ptr: *mut bindings::bpf_ksym) -> &'a Self {
         // SAFETY: `Ksym` is a transparent wrapper of `Opaque<bpf_ksym>`, which may be referred to
         // while other CPUs write the C struct; validity is the caller's promise.
         unsafe { &*ptr.cast() }
     }
 
-    pub(crate) fn as_raw(&self) -> *mut bindings::bpf_ksym {
+    /// The C struct.
+    pub fn as_raw(&self) -> *mut bindings::bpf_ksym {
         self.0.get()
     }
 
     /// First byte of the symbol's code.
     #[inline]
-    pub(crate) fn start(&self) -> usize {
+    pub fn start(&self) -> usize {
         // SAFETY: `self` is a valid `bpf_ksym`; `start` does not change while it is registered,
         // so a plain read races with no writer (type invariants).
         unsafe { (*self.as_raw()).start }
@@ -74,7 +76,7 @@ impl Ksym {
     /// One past the last byte; an address equal to it still belongs to the symbol, because a
     /// call as the last instruction leaves it as the return address on the stack.
     #[inline]
-    pub(crate) fn end(&self) -> usize {
+    pub fn end(&self) -> usize {
         // SAFETY: As for `start`.
         unsafe { (*self.as_raw()).end }
     }
@@ -83,7 +85,7 @@ impl Ksym {
     ///
     /// Written under the writer lock before the symbol is published (`list_add_tail_rcu()` is a
     /// release), and not changed while it is registered.
-    pub(crate) fn seq(&self) -> u64 {
+    pub fn seq(&self) -> u64 {
         // SAFETY: `self` is a valid `bpf_ksym`; see above for why the read does not race.
         unsafe { (*self.as_raw()).seq }
     }
@@ -94,22 +96,35 @@ impl Ksym {
     ///
     /// The caller holds the registry's writer lock, the symbol is not registered, and a grace
     /// period has passed since it was last removed, so no reader looks at it.
-    pub(crate) unsafe fn set_seq(&self, seq: u64) {
+    pub unsafe fn set_seq(&self, seq: u64) {
         // SAFETY: Nothing reads or writes the field concurrently, per the safety requirements.
         unsafe { (*self.as_raw()).seq = seq };
     }
 
     /// Whether this is the `ksym` of a `struct bpf_prog_aux`.
-    pub(crate) fn is_prog(&self) -> bool {
+    pub fn is_prog(&self) -> bool {
         // SAFETY: As for `start`.
         unsafe { (*self.as_raw()).prog }
+    }
+
+    /// The `struct bpf_prog_aux` whose `ksym` this is, for a program's or subprogram's symbol.
+    ///
+    /// It is valid for as long as the symbol is (a program's symbols go, a grace period before
+    /// it is freed).
+    pub fn prog_aux(&self) -> Option<*mut bindings::bpf_prog_aux> {
+        if !self.is_prog() {
+            return None;
+        }
+        // SAFETY: A `prog` symbol is the `ksym` field of a `bpf_prog_aux` (`aux->ksym`, filled
+        // in by `bpf_prog_kallsyms_add()`); only the container's address is computed.
+        Some(unsafe { crate::container_of!(self.as_raw(), bindings::bpf_prog_aux, ksym) })
     }
 
     /// Copies the name and its terminating NUL into `out`; returns the name's length.
     ///
     /// `strscpy()` rather than a byte loop: it copies a word at a time, and `%pS` and the
     /// unwinders' symbolizers call this for every frame.
-    pub(crate) fn copy_name(&self, out: &mut [u8; bindings::KSYM_NAME_LEN as usize]) -> usize {
+    pub fn copy_name(&self, out: &mut [u8; bindings::KSYM_NAME_LEN as usize]) -> usize {
         // SAFETY: Only the field address is computed.
         let name = unsafe { &raw const (*self.as_raw()).name };
         // SAFETY: Both buffers hold `KSYM_NAME_LEN` bytes; `name` does not change while the
@@ -120,7 +135,7 @@ impl Ksym {
     }
 
     /// Whether the JIT image keeps a frame pointer at `addr`.
-    pub(crate) fn has_frame_pointer_at(&self, addr: usize) -> bool {
+    pub fn has_frame_pointer_at(&self, addr: usize) -> bool {
         let k = self.as_raw();
         // The x86 JIT writes a trampoline's range while it is registered (type invariants), with
         // `WRITE_ONCE()` (the patch "bpf, x86: mark the racy accesses to a trampoline's
@@ -140,7 +155,7 @@ impl Ksym {
     }
 
     /// The list link, for the registry.
-    pub(crate) fn lnode(&self) -> *mut bindings::list_head {
+    pub fn lnode(&self) -> *mut bindings::list_head {
         // SAFETY: Only the field address is computed.
         unsafe { &raw mut (*self.as_raw()).lnode }
     }
@@ -151,9 +166,9 @@ impl Ksym {
     ///
     /// `lnode` is the `lnode` of a `struct bpf_ksym` that satisfies the requirements of
     /// [`Ksym::from_raw`] for `'a`.
-    pub(crate) unsafe fn from_lnode<'a>(lnode: *mut bindings::list_head) -> &'a Self {
+    pub unsafe fn from_lnode<'a>(lnode: *mut bindings::list_head) -> &'a Self {
         // SAFETY: Per the safety requirements, `lnode` is embedded in a valid `bpf_ksym`.
-        unsafe { Self::from_raw(kernel::container_of!(lnode, bindings::bpf_ksym, lnode)) }
+        unsafe { Self::from_raw(crate::container_of!(lnode, bindings::bpf_ksym, lnode)) }
     }
 }
 
@@ -169,7 +184,7 @@ unsafe impl HasLatchTreeNode for Ksym {
     #[inline]
     unsafe fn from_node(node: *const bindings::latch_tree_node) -> *const Self {
         // SAFETY: The caller promises that `node` is the `tnode` of a `bpf_ksym`.
-        unsafe { kernel::container_of!(node.cast_mut(), bindings::bpf_ksym, tnode) }.cast()
+        unsafe { crate::container_of!(node.cast_mut(), bindings::bpf_ksym, tnode) }.cast()
     }
 }
 
