@@ -208,8 +208,7 @@ pub(crate) fn warned_without_rcu() -> bool {
 /// The caller holds the RCU read lock for as long as it uses the result.
 #[export]
 pub unsafe extern "C" fn bpf_prog_ksym_find(addr: c_ulong) -> *mut bindings::bpf_prog {
-    // SAFETY: Reads lockdep's state of this task; always 1 without `CONFIG_DEBUG_LOCK_ALLOC`.
-    if unsafe { bindings::rcu_read_lock_held() } == 0 && !WARNED_NO_RCU.xchg(true, Relaxed) {
+    if !rcu::read_lock_held() && !WARNED_NO_RCU.xchg(true, Relaxed) {
         warn_on!(true);
     }
     // Nested in the caller's: only to obtain a guard for the lookup's lifetime.

@@ -217,8 +217,7 @@ unsafe extern "C" fn reader_thread(data: *mut c_void) -> c_int {
             r.misses.add(1, Relaxed);
         }
         // Without preemption the writer's grace periods would wait for this CPU forever.
-        // SAFETY: A kthread in process context, holding no lock.
-        unsafe { bindings::cond_resched() };
+        kernel::task::cond_resched();
     }
     0
 }

@@ -34,10 +34,7 @@ use crate::{
     },
     buf_len,
     kernel_addr,
-    pass::{
-        self,
-        Window, //
-    },
+    pass::Window,
     user_addr,
     IdRule,
     Query,
@@ -51,6 +48,7 @@ use kernel::{
         FromSafeCast, //
     },
     prelude::*,
+    task::cond_resched,
     uaccess::{
         UserPtr,
         UserSlice, //
@@ -234,7 +232,7 @@ pub(crate) fn by_addr_batch(
             // The next call starts at the entry that stopped this one, and gets its error then.
             Some(_) => break,
         }
-        pass::cond_resched();
+        cond_resched();
     }
     // Both fit their fields: `done <= count`, a `__u32`; `used <= names_len`.
     q.batch_count = u32::try_from(done).map_err(|_| E2BIG)?;

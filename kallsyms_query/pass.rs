@@ -34,12 +34,12 @@ use crate::{
     },
 };
 use kernel::{
-    bindings,
     prelude::*,
     sync::atomic::{
         Atomic,
         Relaxed, //
     },
+    task::cond_resched,
 };
 
 /// The lockless attempts a call makes before its locked pass.
@@ -278,10 +278,4 @@ pub(crate) fn by_symbol<R>(
         }
         cond_resched();
     }
-}
-
-/// Lets the scheduler run something else, between attempts and between a batch's blocks.
-pub(crate) fn cond_resched() {
-    // SAFETY: Called from the ioctl, in process context, holding no lock.
-    unsafe { bindings::cond_resched() };
 }
