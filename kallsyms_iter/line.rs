@@ -11,7 +11,7 @@
 
 use crate::Iter;
 use core::mem::MaybeUninit;
-use kernel::bindings;
+use kernel::seq_file::SeqFile;
 
 /// `%px`: the whole pointer in lower-case hex, zero-padded.
 const VALUE_LEN: usize = 2 * size_of::<usize>();
@@ -106,28 +106,10 @@ impl Out<'_> {
 
 /// Appends the line of `iter`'s symbol to `m`, as `seq_write()` would: when it does not fit,
 /// marks the buffer overflowed, and `seq_read()` calls again with a larger one.
-///
-/// # Safety
-///
-/// `m` is a valid `seq_file` in one of its `show` callbacks (its mutex held).
-pub(crate) unsafe fn show(m: *mut bindings::seq_file, iter: &Iter) {
+pub(crate) fn show(m: &SeqFile, iter: &Iter) {
     let Some(line) = Line::of(iter) else {
         return;
     };
-    let len = line.len();
-    // SAFETY: `m` is valid, and its buffer fields ours while `show` runs, per the safety
-    // requirements.
-    let (buf, count, size) = unsafe { ((*m).buf, (*m).count, (*m).size) };
-    // `seq_write()`'s test: at least one byte stays free.
-    if count.saturating_add(len) >= size {
-        // SAFETY: As above.
-        unsafe { (*m).count = size };
-        return;
-    }
-    // SAFETY: `seq_file` keeps `count < size` and `buf` `size` bytes long, so `len` bytes from
-    // `count` are inside it, and ours (above). `MaybeUninit` allows bytes not yet written.
-    let dst = unsafe { core::slice::from_raw_parts_mut(buf.add(count).cast(), len) };
-    line.write(dst);
-    // SAFETY: As above; the `len` bytes are written.
-    unsafe { (*m).count = count + len };
+    // SAFETY: `Line::write` writes all of the `line.len()` bytes it is given.
+    unsafe { m.write_in_place(line.len(), |dst| line.write(dst)) };
 }

@@ -27,7 +27,8 @@ use kernel::{
         c_int,
         c_void, //
     },
-    prelude::*, //
+    prelude::*,
+    seq_file::SeqFile, //
 };
 
 /// `seq_operations::stop`: nothing is held between calls.
@@ -39,9 +40,9 @@ extern "C" fn stop(_m: *mut bindings::seq_file, _p: *mut c_void) {}
 ///
 /// `seq_file` calls it: `m` is valid and its mutex held.
 unsafe extern "C" fn show(m: *mut bindings::seq_file, _p: *mut c_void) -> c_int {
-    // SAFETY: Per the safety requirements: `m` is in its `show` callback, so its iterator is
-    // ours until it returns.
-    unsafe { line::show(m, &*iter(m)) };
+    // SAFETY: Per the safety requirements: `m` is in its `show` callback, so it and its iterator
+    // are ours until it returns.
+    unsafe { line::show(SeqFile::from_raw(m), &*iter(m)) };
     0
 }
 
