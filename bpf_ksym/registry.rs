@@ -16,6 +16,7 @@
 use kernel::{
     bindings,
     bpf::ksym::Ksym,
+    interop::list::CListHead,
     prelude::*,
     rbtree_latch::LatchTree,
     sync::{
@@ -95,8 +96,9 @@ pub(crate) unsafe fn init() {
 pub(crate) unsafe fn add(ksym: &Ksym) {
     let writer = WRITER.lock();
     let lnode = ksym.lnode();
-    // SAFETY: `lnode` is valid; its owner initialised it with `INIT_LIST_HEAD()`.
-    let listed = unsafe { (*lnode).next } != lnode;
+    // SAFETY: `lnode` is an initialised node (its owner ran `INIT_LIST_HEAD()`), valid for the
+    // call; only the registry's writers change it, and the writer lock holds them off.
+    let listed = unsafe { CListHead::from_raw(lnode) }.is_linked();
     if warn_on!(listed) {
         return;
     }
@@ -127,8 +129,10 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
 pub(crate) unsafe fn del(ksym: &Ksym) {
     let writer = WRITER.lock();
     let lnode = ksym.lnode();
-    // SAFETY: `lnode` is valid; an empty list node means `ksym` was never added.
-    if unsafe { (*lnode).next } == lnode {
+    // SAFETY: `lnode` is an initialised node, listed or empty per the safety requirements, and
+    // valid for the call; only the registry's writers change it, and the writer lock holds them
+    // off. An empty node means `ksym` was never added.
+    if !unsafe { CListHead::from_raw(lnode) }.is_linked() {
         return;
     }
     change_begin(&writer);
