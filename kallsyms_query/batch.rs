@@ -170,16 +170,28 @@ enum Stop {
     Error(Error),
 }
 
-/// Answers the batch described by `q`, whose struct is `size` bytes at `uarg`, under `window`.
-/// `None` if a change overlapped the first block's lookups: nothing was written, and the caller
-/// tries again.
-pub(crate) fn by_addr_batch(
+/// Answers the batch described by `q`, whose struct is `size` bytes at `uarg`, under `window`,
+/// again until one attempt holds.
+pub(crate) fn answer(
     q: &mut Query,
     uarg: usize,
     size: usize,
     ids: &mut IdRule,
     window: &mut Window,
-) -> Result<Option<()>> {
+) -> Result {
+    loop {
+        if let Some(()) = by_addr_batch(q, uarg, size, ids, window)? {
+            window.done();
+            q.generation = window.generation();
+            return Ok(());
+        }
+        window.retry()?;
+    }
+}
+
+/// The batch's arrays, checked: its entries, and their count and size, and its name buffer.
+/// `q`'s struct is `size` bytes at `uarg`.
+fn arrays(q: &Query, uarg: usize, size: usize) -> Result<(UserRange, usize, usize, Names)> {
     if q.sym_addr != 0 || q.sym_name_size == 0 || q.batch_count == 0 {
         return Err(EINVAL);
     }
@@ -195,7 +207,7 @@ pub(crate) fn by_addr_batch(
     let entries = UserRange::new(user_addr(q.batch_addr)?, count * entry_size)?;
     // No more than every entry's name and owner can use: the larger sizes are as good.
     let names_len = buf_len::<usize>(q.sym_name_size).min(count * (NAME_LEN + OWNER_LEN));
-    let mut names = Names {
+    let names = Names {
         range: UserRange::new(user_addr(q.sym_name_addr)?, names_len)?,
         used: 0,
         prev: None,
@@ -205,7 +217,20 @@ pub(crate) fn by_addr_batch(
     if entries.overlaps(names.range) || entries.overlaps(this) || names.range.overlaps(this) {
         return Err(EINVAL);
     }
+    Ok((entries, count, entry_size, names))
+}
 
+/// Answers the batch described by `q`, whose struct is `size` bytes at `uarg`, under `window`.
+/// `None` if a change overlapped the first block's lookups: nothing was written, and the caller
+/// tries again.
+fn by_addr_batch(
+    q: &mut Query,
+    uarg: usize,
+    size: usize,
+    ids: &mut IdRule,
+    window: &mut Window,
+) -> Result<Option<()>> {
+    let (entries, count, entry_size, mut names) = arrays(q, uarg, size)?;
     let mut work = KBox::init::<core::convert::Infallible>(pin_init::zeroed::<Work>(), GFP_KERNEL)?;
     let mut lookup = Lookup {
         ids,
@@ -415,6 +440,64 @@ fn check_unknown_zero(entry: usize, entry_size: usize) -> Result {
     }
 }
 
+/// Where an answer's name and owner go in the name buffer, `here` being its first free byte:
+/// `(name_off, name_need, owner_off, owner_need)`, the bytes each needs there 0 where it shares
+/// the previous answer's (`prev`, whose strings are at `shared`).
+///
+/// A profile's addresses often share a function, and its owner: each string is written once
+/// while they repeat. A vmlinux name is the same if its start is (the table does not change, and
+/// a lookup finds the first of the symbols at an address); others are compared, in the block's
+/// strings (`staged_names`, the answer's name at `staged`).
+fn string_places(
+    shared: Option<Shared>,
+    (answer, prev): (&Answer, &Answer),
+    staged_names: &[u8],
+    staged: usize,
+    here: usize,
+) -> (usize, usize, usize, usize) {
+    let vmlinux = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
+    let name_len = answer.name_len;
+    let (name_off, name_need) = match shared {
+        Some(p) if answer.kind == vmlinux && prev.kind == vmlinux && prev.start == answer.start => {
+            (p.name_off, 0)
+        }
+        Some(Shared {
+            name_off,
+            staged: Some(at),
+            ..
+        }) if answer.kind != vmlinux
+            && prev.name_len == name_len
+            && staged_names[at..at + name_len] == staged_names[staged..staged + name_len] =>
+        {
+            (name_off, 0)
+        }
+        _ => (here, name_len),
+    };
+    let (owner_off, owner_need) = match shared {
+        // Empty (vmlinux): the name's own NUL.
+        _ if answer.owner_len == 1 => (name_off + name_len - 1, 0),
+        Some(p) if prev.owner() == answer.owner() => (p.owner_off, 0),
+        _ => (here + name_need, answer.owner_len),
+    };
+    (name_off, name_need, owner_off, owner_need)
+}
+
+/// The entry of `answer`, its strings at `name_off` and `owner_off`: below the name buffer's
+/// length, at most `BATCH_MAX` times a name and owner.
+fn entry_of(answer: &Answer, name_off: usize, owner_off: usize) -> Result<Entry> {
+    Ok(Entry {
+        addr: 0,
+        start: u64::from_safe_cast(answer.start),
+        size: u64::from_safe_cast(answer.size),
+        // Whoever asks, for now: `answer_block` hides it from those who may not see it.
+        prog_id: u64::from(answer.prog_id),
+        name_off: u32::try_from(name_off).map_err(|_| E2BIG)?,
+        owner_off: u32::try_from(owner_off).map_err(|_| E2BIG)?,
+        kind: answer.kind,
+        subprog: answer.subprog,
+    })
+}
+
 /// Answers entry `i` of the block (its address in `work.addrs`) into the current answer, its name
 /// into `work.names` from `staged` and its other strings after it (sharing those of the previous
 /// answer where they repeat), its answer fields into `work.entries`.
@@ -451,34 +534,9 @@ fn answer_entry(
         }
         Err(e) => return Err(e),
     }
-    // A profile's addresses often share a function, and its owner: write each string once
-    // while they repeat. A vmlinux name is the same if its start is (the table does not change,
-    // and a lookup finds the first of the symbols at an address); others are compared.
     let here = names.used + staged;
-    let vmlinux = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
-    let name_len = answer.name_len;
-    let (name_off, name_need) = match names.prev {
-        Some(p) if answer.kind == vmlinux && prev.kind == vmlinux && prev.start == answer.start => {
-            (p.name_off, 0)
-        }
-        Some(Shared {
-            name_off,
-            staged: Some(at),
-            ..
-        }) if answer.kind != vmlinux
-            && prev.name_len == name_len
-            && work.names[at..at + name_len] == work.names[staged..staged + name_len] =>
-        {
-            (name_off, 0)
-        }
-        _ => (here, name_len),
-    };
-    let (owner_off, owner_need) = match names.prev {
-        // Empty (vmlinux): the name's own NUL.
-        _ if answer.owner_len == 1 => (name_off + name_len - 1, 0),
-        Some(p) if prev.owner() == answer.owner() => (p.owner_off, 0),
-        _ => (here + name_need, answer.owner_len),
-    };
+    let (name_off, name_need, owner_off, owner_need) =
+        string_places(names.prev, (&*answer, prev), &work.names, staged, here);
     if here + name_need + owner_need > names.range.len() {
         return Ok(Outcome::Full);
     }
@@ -488,18 +546,7 @@ fn answer_entry(
     if owner_need > 0 {
         work.names[end..end + owner_need].copy_from_slice(answer.owner());
     }
-    // Offsets are below `names_len`, at most `BATCH_MAX` times a name and owner.
-    *out = Entry {
-        addr: 0,
-        start: u64::from_safe_cast(answer.start),
-        size: u64::from_safe_cast(answer.size),
-        // Whoever asks, for now: `answer_block` hides it from those who may not see it.
-        prog_id: u64::from(answer.prog_id),
-        name_off: u32::try_from(name_off).map_err(|_| E2BIG)?,
-        owner_off: u32::try_from(owner_off).map_err(|_| E2BIG)?,
-        kind: answer.kind,
-        subprog: answer.subprog,
-    };
+    *out = entry_of(answer, name_off, owner_off)?;
     // A shared name is where the previous one's is, staged or not.
     let name_at = if name_need > 0 {
         Some(staged)

@@ -23,7 +23,6 @@
 
 use kernel::{
     bindings,
-    error::to_result,
     num::casts::{
         self,
         FromSafeCast, //
@@ -42,16 +41,19 @@ use kernel::{
 
 mod answer;
 mod batch;
+mod by_addr;
+mod by_symbol;
 mod debugfs;
 mod generation;
 mod pass;
+mod prog_id;
 
 #[cfg(CONFIG_KALLSYMS_QUERY_KUNIT_TEST)]
 mod tests;
 
-use answer::Answer;
 pub use debugfs::kallsyms_query_init;
 use pass::Window;
+use prog_id::IdRule;
 
 type Query = bindings::kallsyms_query;
 
@@ -200,11 +202,41 @@ enum Mode {
     Generation,
 }
 
-fn query(show_value: bool, uarg: *mut c_void) -> Result {
-    if !show_value {
-        return Err(EPERM);
+impl Mode {
+    /// The mode of `input`, from a caller of version `ver`. The new version's inputs must be
+    /// zero where they are not used: a mode that reads them later cannot be mistaken for one that
+    /// ignored them.
+    fn of(input: &Query, ver: Version) -> Result<Self> {
+        let batch_inputs =
+            input.batch_addr != 0 || input.batch_count != 0 || input.batch_entry_size != 0;
+        let generation_only = !batch_inputs
+            && input.sym_name_addr == 0
+            && input.sym_addr == 0
+            && input.sym_name_size == 0;
+        match u32::try_from(input.query_flags) {
+            Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_SYMBOL) if !batch_inputs => {
+                Ok(Self::BySymbol)
+            }
+            Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) if !batch_inputs => {
+                Ok(Self::ByAddr)
+            }
+            Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR_BATCH)
+                if ver == Version::V2 =>
+            {
+                Ok(Self::Batch)
+            }
+            Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_GENERATION)
+                if ver == Version::V2 && generation_only =>
+            {
+                Ok(Self::Generation)
+            }
+            _ => Err(EINVAL),
+        }
     }
-    let uarg = UserPtr::from_ptr(uarg);
+}
+
+/// The user's struct at `uarg`, its size and the version that size makes it.
+fn read_query(uarg: UserPtr) -> Result<(Query, usize, Version)> {
     let size = UserSlice::new(uarg, size_of::<u64>())
         .reader()
         .read::<u64>()?;
@@ -224,29 +256,16 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     {
         return Err(E2BIG);
     }
-    // The new version's inputs must be zero where they are not used: a mode that reads them
-    // later cannot be mistaken for one that ignored them.
-    let batch_inputs =
-        input.batch_addr != 0 || input.batch_count != 0 || input.batch_entry_size != 0;
-    let mode = match u32::try_from(input.query_flags) {
-        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_SYMBOL) if !batch_inputs => {
-            Mode::BySymbol
-        }
-        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR) if !batch_inputs => Mode::ByAddr,
-        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_BY_ADDR_BATCH) if ver == Version::V2 => {
-            Mode::Batch
-        }
-        Ok(bindings::kallsyms_query_flags_KALLSYMS_QUERY_GENERATION)
-            if ver == Version::V2
-                && !batch_inputs
-                && input.sym_name_addr == 0
-                && input.sym_addr == 0
-                && input.sym_name_size == 0 =>
-        {
-            Mode::Generation
-        }
-        _ => return Err(EINVAL),
-    };
+    Ok((input, size, ver))
+}
+
+fn query(show_value: bool, uarg: *mut c_void) -> Result {
+    if !show_value {
+        return Err(EPERM);
+    }
+    let uarg = UserPtr::from_ptr(uarg);
+    let (input, size, ver) = read_query(uarg)?;
+    let mode = Mode::of(&input, ver)?;
     let mut ids = IdRule::new(ver);
     // BY_ADDR's name, copied to the user once the lookup is known to hold.
     let mut name = [0; NAME_LEN];
@@ -263,43 +282,18 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
         ..input
     };
     let name_len = match mode {
-        Mode::BySymbol => {
-            by_symbol(&mut q, &mut window)?;
-            0
-        }
-        Mode::ByAddr => loop {
-            let mut out = q;
-            let vmlinux = bindings::kallsyms_sym_kind_KALLSYMS_SYM_VMLINUX;
-            if let Some(found) = window.run(|rules| {
-                let found = by_addr(&mut out, rules, &mut name);
-                let may_change = found.is_err() || out.sym_kind != vmlinux;
-                (found, may_change)
-            }) {
-                let len = found?;
-                window.done();
-                // With no lock held, and only if the answer has an id.
-                out.sym_prog_id =
-                    u64::from(ids.filter(u32::try_from(out.sym_prog_id).unwrap_or(0)));
-                q = out;
-                q.generation = window.generation();
-                break len;
-            }
-            window.retry()?;
-        },
-        Mode::Batch => loop {
-            if let Some(()) = batch::by_addr_batch(
+        Mode::BySymbol => by_symbol::by_symbol(&mut q, &mut window).map(|()| 0)?,
+        Mode::ByAddr => by_addr::answer(&mut q, &mut ids, &mut window, &mut name)?,
+        Mode::Batch => {
+            batch::answer(
                 &mut q,
                 uarg.as_const_ptr().addr(),
                 size,
                 &mut ids,
                 &mut window,
-            )? {
-                window.done();
-                q.generation = window.generation();
-                break 0;
-            }
-            window.retry()?;
-        },
+            )?;
+            0
+        }
         Mode::Generation => {
             q.generation = window.snapshot_now()?.value();
             0
@@ -317,189 +311,4 @@ fn query(show_value: bool, uarg: *mut c_void) -> Result {
     UserSlice::new(uarg, len)
         .writer()
         .write_slice(&q.as_bytes()[..len])
-}
-
-/// Whether the caller may see BPF program ids, asked once per call and only when an answer has
-/// one (the check may go through the LSMs).
-pub(crate) struct IdRule {
-    /// `None` until asked; version 0 and 1 callers have no field for ids.
-    allowed: Option<bool>,
-}
-
-impl IdRule {
-    fn new(ver: Version) -> Self {
-        Self {
-            allowed: (ver != Version::V2).then_some(false),
-        }
-    }
-
-    /// `id`, or 0 if the caller may not see it.
-    pub(crate) fn filter(&mut self, id: u32) -> u32 {
-        if id == 0 {
-            return 0;
-        }
-        if *self.allowed.get_or_insert_with(may_see_ids) {
-            id
-        } else {
-            0
-        }
-    }
-}
-
-/// Whether the caller may see BPF program ids: the rule of `BPF_PROG_GET_FD_BY_ID` and
-/// `BPF_PROG_GET_NEXT_ID`, `capable(CAP_SYS_ADMIN)`: the capability in the initial user
-/// namespace, in the calling task's effective credentials. Checked without the audit record a
-/// denial would leave for every query: nothing is granted, an id is only shown. A success marks
-/// the task as having used a privilege (`PF_SUPERPRIV`), as `capable()` does.
-fn may_see_ids() -> bool {
-    // SAFETY: `init_user_ns` is the initial user namespace, which lives forever.
-    unsafe {
-        bindings::ns_capable_noaudit(
-            &raw mut bindings::init_user_ns,
-            bindings::CAP_SYS_ADMIN as c_int,
-        )
-    }
-}
-
-/// `KALLSYMS_QUERY_BY_SYMBOL`: the address of the symbol named at `sym_name_addr`, and the
-/// generation it holds for.
-fn by_symbol(q: &mut Query, window: &mut Window) -> Result {
-    if q.sym_addr != 0 || q.sym_name_size != 0 {
-        return Err(EINVAL);
-    }
-    let src = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
-    // `UserSliceReader::strcpy_into_buf()` cannot tell a name of `NAME_LEN` characters (too
-    // long) from one of `NAME_LEN - 1` without reading one byte more, which may fault at the end
-    // of a mapping where a read of `NAME_LEN` bytes did not: this one copy calls C directly,
-    // with `NAME_LEN` as its bound.
-    let mut buf = [0u8; NAME_LEN];
-    // SAFETY: `buf` is valid for writes of `NAME_LEN` bytes; the source is a user pointer, which
-    // the callee checks.
-    let len = unsafe {
-        bindings::strncpy_from_user(
-            buf.as_mut_ptr().cast::<c_char>(),
-            src.as_const_ptr().cast::<c_char>(),
-            NAME_COUNT,
-        )
-    };
-    // A negative result is an errno.
-    let len =
-        usize::try_from(len).map_err(|_| c_int::try_from(len).map_or(EFAULT, Error::from_errno))?;
-    match len {
-        0 => return Err(EINVAL),
-        NAME_LEN => return Err(ENAMETOOLONG),
-        _ => {}
-    }
-    // `strncpy_from_user` stopped at the first NUL, at `len`.
-    let name = CStr::from_bytes_with_nul(&buf[..=len]).map_err(|_| EINVAL)?;
-    let skip_going = window.skip_going();
-    // vmlinux first; its answers, errors included, never change.
-    let (addr, generation) = pass::by_symbol(window, || match vmlinux_address(name) {
-        Err(e) if e == ENOENT => (module_address(name, skip_going), true),
-        found => (found, false),
-    })?;
-    q.sym_addr = u64::from_safe_cast(addr?);
-    q.generation = generation;
-    Ok(())
-}
-
-/// The one address of `name` in vmlinux; aliases at one address are fine.
-fn vmlinux_address(name: &CStr) -> Result<usize> {
-    let (mut start, mut end) = (0, 0);
-    // SAFETY: `name` is NUL-terminated; `start` and `end` are valid.
-    if unsafe { bindings::kallsyms_query_find_names(name.as_char_ptr(), &mut start, &mut end) } != 0
-    {
-        return Err(ENOENT);
-    }
-    // SAFETY: `start..=end` are indices just returned by the lookup.
-    let addr = unsafe { bindings::kallsyms_query_name_address(start) };
-    for i in start + 1..=end {
-        // SAFETY: As above.
-        if unsafe { bindings::kallsyms_query_name_address(i) } != addr {
-            return Err(EADDRNOTAVAIL);
-        }
-    }
-    Ok(addr)
-}
-
-/// What a walk over module symbols found so far.
-struct ModuleFind<'a> {
-    name: &'a [u8],
-    addr: Option<usize>,
-    /// Skip the symbols of modules being unloaded (version-2 callers, see `generation.rs`).
-    skip_going: bool,
-}
-
-/// Called for each module symbol, under RCU; stops the walk with `EADDRNOTAVAIL` on a second
-/// address.
-///
-/// # Safety
-///
-/// `data` is a `ModuleFind`; `name` is a NUL-terminated string; the RCU read lock is held.
-unsafe extern "C" fn module_symbol(data: *mut c_void, name: *const c_char, addr: c_ulong) -> c_int {
-    // SAFETY: Per the safety requirements.
-    let (find, name) = unsafe {
-        (
-            &mut *data.cast::<ModuleFind<'_>>(),
-            CStr::from_char_ptr(name),
-        )
-    };
-    if name.to_bytes_with_nul() != find.name || (find.skip_going && answer::module_going_at(addr)) {
-        return 0;
-    }
-    match find.addr {
-        Some(a) if a != addr => EADDRNOTAVAIL.to_errno(),
-        _ => {
-            find.addr = Some(addr);
-            0
-        }
-    }
-}
-
-/// The one address of `name` among the loaded modules.
-fn module_address(name: &CStr, skip_going: bool) -> Result<usize> {
-    let mut find = ModuleFind {
-        name: name.to_bytes_with_nul(),
-        addr: None,
-        skip_going,
-    };
-    // Under RCU, not `module_mutex`: a loop of these calls must not hold off module load and
-    // unload. The caller checks the module count around the walk.
-    // SAFETY: `module_symbol` matches the callback type, does not sleep, and `find` outlives the
-    // walk.
-    let err = unsafe {
-        bindings::module_kallsyms_on_each_symbol_rcu(Some(module_symbol), (&raw mut find).cast())
-    };
-    // Not found first: without modules the walk itself fails with `EOPNOTSUPP`.
-    let addr = find.addr.ok_or(ENOENT)?;
-    to_result(err)?;
-    Ok(addr)
-}
-
-/// `KALLSYMS_QUERY_BY_ADDR`: the symbol that covers `sym_addr`, as `%pS` finds it. Its name goes
-/// to `name`, for the caller to copy to the user once it knows the answer holds: the length,
-/// NUL included. `sym_prog_id` is the program's id whoever asks: the caller filters it.
-fn by_addr(q: &mut Query, rules: &answer::Rules, name: &mut answer::NameBuf) -> Result<usize> {
-    if q.sym_name_size == 0 {
-        return Err(EINVAL);
-    }
-    let addr = kernel_addr(q.sym_addr)?;
-    let mut a = Answer::new();
-    a.lookup(addr, rules, &mut answer::Cursor::new(), name)?;
-    if buf_len::<usize>(q.sym_name_size) < a.name_len {
-        return Err(ENAMETOOLONG);
-    }
-    // Checked before the answer is used, as the copy after the lookups would.
-    user_addr::<usize>(q.sym_name_addr)?;
-    q.sym_name_size = u64::from_safe_cast(a.name_len);
-    q.sym_start = u64::from_safe_cast(a.start);
-    q.sym_size = u64::from_safe_cast(a.size);
-    // All of it, zeroes after the NUL: the caller's struct may hold a longer name from an
-    // earlier answer.
-    q.sym_owner = a.new_answer_owner();
-    q.sym_kind = a.kind;
-    // Whoever asks: the caller hides it from those who may not see it.
-    q.sym_prog_id = u64::from(a.prog_id);
-    q.sym_subprog = a.subprog;
-    Ok(a.name_len)
 }

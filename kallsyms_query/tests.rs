@@ -8,6 +8,7 @@
 //! `unsigned long` there.
 
 use super::*;
+use answer::Answer;
 
 #[kunit_tests(kallsyms_query)]
 mod cases {
