@@ -23,13 +23,8 @@ use kernel::{
         c_void, //
     },
     prelude::*,
-    sync::{
-        atomic::{
-            Atomic,
-            Relaxed, //
-        },
-        rcu, //
-    },
+    print::OnceLite,
+    sync::rcu,
     warn_on, //
 };
 
@@ -187,13 +182,27 @@ pub unsafe extern "C" fn bpf_address_lookup(
     len as c_int
 }
 
-/// Whether a caller of [`bpf_prog_ksym_find`] without the RCU read lock was reported already.
-static WARNED_NO_RCU: Atomic<bool> = Atomic::new(false);
+/// Reports the first caller of [`bpf_prog_ksym_find`] without the RCU read lock.
+static WARN_NO_RCU: OnceLite = OnceLite::new();
+
+/// Whether [`WARN_NO_RCU`] has warned, for the KUnit test (which expects the warning only once
+/// per boot).
+#[cfg(all(CONFIG_BPF_KSYM_KUNIT_TEST, CONFIG_PROVE_RCU))]
+static WARNED_NO_RCU: kernel::sync::atomic::Atomic<bool> = kernel::sync::atomic::Atomic::new(false);
 
 /// Whether [`bpf_prog_ksym_find`] has warned about a caller without the RCU read lock.
 #[cfg(all(CONFIG_BPF_KSYM_KUNIT_TEST, CONFIG_PROVE_RCU))]
 pub(crate) fn warned_without_rcu() -> bool {
-    WARNED_NO_RCU.load(Relaxed)
+    WARNED_NO_RCU.load(kernel::sync::atomic::Relaxed)
+}
+
+/// The warning of a caller without the RCU read lock, once.
+fn warn_no_rcu() {
+    WARN_NO_RCU.call_once(|| {
+        #[cfg(all(CONFIG_BPF_KSYM_KUNIT_TEST, CONFIG_PROVE_RCU))]
+        WARNED_NO_RCU.store(true, kernel::sync::atomic::Relaxed);
+        warn_on!(true);
+    });
 }
 
 /// The program whose JIT image holds `addr`, or NULL. Trampolines and dispatchers are not
@@ -208,18 +217,17 @@ pub(crate) fn warned_without_rcu() -> bool {
 /// The caller holds the RCU read lock for as long as it uses the result.
 #[export]
 pub unsafe extern "C" fn bpf_prog_ksym_find(addr: c_ulong) -> *mut bindings::bpf_prog {
-    if !rcu::read_lock_held() && !WARNED_NO_RCU.xchg(true, Relaxed) {
-        warn_on!(true);
+    if !rcu::read_lock_held() {
+        warn_no_rcu();
     }
     // Nested in the caller's: only to obtain a guard for the lookup's lifetime.
     let rcu = rcu::read_lock();
-    match registry::find(addr, &rcu) {
-        // SAFETY: A `prog` ksym is the `ksym` field of a `bpf_prog_aux`, per its owner.
-        Some(ksym) if ksym.is_prog() => unsafe {
-            (*kernel::container_of!(ksym.as_raw(), bindings::bpf_prog_aux, ksym)).prog
-        },
-        _ => core::ptr::null_mut(),
-    }
+    let Some(aux) = registry::find(addr, &rcu).and_then(|ksym| ksym.prog_aux()) else {
+        return core::ptr::null_mut();
+    };
+    // SAFETY: `aux` is valid while its symbol is, which `rcu` keeps from being freed; its `prog`
+    // is set before the program's symbols are added.
+    unsafe { (*aux).prog }
 }
 
 /// The registered symbol whose `[start, end]` holds `addr`, or NULL, for KALLSYMS_QUERY.

@@ -110,6 +110,6 @@ pub(crate) fn show(m: &SeqFile, iter: &Iter) {
     let Some(line) = Line::of(iter) else {
         return;
     };
-    // SAFETY: `Line::write` writes all of the `line.len()` bytes it is given.
+    // SAFETY: `Line::write` writes all of the `line.len()` bytes it is given, and not to `m`.
     unsafe { m.write_in_place(line.len(), |dst| line.write(dst)) };
 }

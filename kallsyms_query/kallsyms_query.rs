@@ -10,7 +10,10 @@
 //! is one of the errnos it lists.
 //!
 //! - [`answer`] finds the symbol that covers an address, for the single and the batched query.
-//! - [`batch`] answers `KALLSYMS_QUERY_BY_ADDR_BATCH`.
+//! - [`by_addr`] answers `KALLSYMS_QUERY_BY_ADDR`, [`batch`] `KALLSYMS_QUERY_BY_ADDR_BATCH`,
+//!   [`by_symbol`] `KALLSYMS_QUERY_BY_SYMBOL`.
+//! - [`prog_id`] says who may see a program's id.
+//! - [`debugfs`] shows how the calls came to their answers, for tests.
 //! - [`generation`] keeps the number that tells a cache when to refresh.
 //! - [`pass`] makes a call's lookups hold for one generation in a bounded number of attempts.
 //!

@@ -33,7 +33,7 @@ document's directory (tools/blazesym/README.md's `check/`), and in rst also agai
 Documentation/ (kernel docs name pages relative to it). It exists if it exists there in the
 repository or in the kernel tree (the documents name upstream files such as
 kernel/bpf/core.c, and the overlay's files where scripts/overlay.map puts them in the tree:
-kernel/bpf/ksym/ksym.rs is the repository's bpf_ksym/ksym.rs), or is under build/ (generated: build/bench/query.json), or, for
+kernel/bpf/ksym/registry.rs is the repository's bpf_ksym/registry.rs), or is under build/ (generated: build/bench/query.json), or, for
 a name without an extension, NAME.c or NAME.rs exists (a program built from it:
 scripts/kallsyms, tools/bpf/bpf_ksym_bench/bench_query). A path that leaves the repository
 (../shared/...) is skipped. Without the kernel tree, a path found in neither the repository

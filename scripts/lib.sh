@@ -28,7 +28,7 @@ overlay_files() {
 # each where the overlay puts it, keeping their times.
 overlay_copy() {
 	local dir=$1 from to
-	while read -r from; do
+	while IFS= read -r from; do
 		to=$(to_tree <<<"$from")
 		mkdir -p "$dir/$(dirname "$to")"
 		cp -p "$ROOT/$from" "$dir/$to"

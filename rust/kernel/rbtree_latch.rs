@@ -161,7 +161,7 @@ pub trait LatchTreeItem: HasLatchTreeNode {
 /// use kernel::{
 ///     bindings,
 ///     rbtree_latch::{impl_has_latch_tree_node, LatchTree, LatchTreeItem},
-///     sync::{global_lock, rcu},
+///     sync::{atomic::{Atomic, Relaxed}, global_lock, rcu},
 ///     types::Opaque, //
 /// };
 ///
@@ -196,8 +196,12 @@ pub trait LatchTreeItem: HasLatchTreeNode {
 ///     }
 /// }
 ///
-/// // SAFETY: Called once, before any use of the lock.
-/// unsafe { TREE_WRITER.init() };
+/// // The lock is initialized once, before its first use, however often this runs.
+/// static READY: Atomic<bool> = Atomic::new(false);
+/// if !READY.xchg(true, Relaxed) {
+///     // SAFETY: Called once, before any use of the lock.
+///     unsafe { TREE_WRITER.init() };
+/// }
 /// let tree = LatchTree::<Range, TREE_WRITER>::new();
 /// let a = Range { start: 0x1000, end: 0x1100, node: Opaque::zeroed() };
 /// let writer = TREE_WRITER.lock();

@@ -35,6 +35,7 @@ use core::cmp::Ordering;
 ///
 /// - `start`, `end`, `name` and `prog` are not written concurrently: every owner fills them in
 ///   before it adds the symbol, and reuses it only a grace period after deleting it.
+/// - `prog` is set only in the `ksym` field of a `struct bpf_prog_aux` (`aux->ksym`).
 /// - `fp_start` and `fp_end` may change while the symbol is registered: `bpf_trampoline_update()`
 ///   registers a trampoline's image before `arch_prepare_bpf_trampoline()` writes its
 ///   frame-pointer range, with `WRITE_ONCE()`. They are read with `READ_ONCE()` semantics.
@@ -52,8 +53,9 @@ impl Ksym {
     ///
     /// # Safety
     ///
-    /// `ptr` points to a `struct bpf_ksym` that stays valid and in place for `'a`, whose owner
-    /// keeps the type invariants for as long as it is registered.
+    /// `ptr` points to a `struct bpf_ksym` that stays valid and in place for `'a`, and keeps the
+    /// type invariants for `'a`: its owner filled in `start`, `end`, `name` and `prog`, and
+    /// changes them only a grace period after the symbol's removal, past `'a`.
     pub unsafe fn from_raw<'a>(ptr: *mut bindings::bpf_ksym) -> &'a Self {
         // SAFETY: `Ksym` is a transparent wrapper of `Opaque<bpf_ksym>`, which may be referred to
         // while other CPUs write the C struct; validity is the caller's promise.
@@ -83,8 +85,11 @@ impl Ksym {
 
     /// Insertion sequence number: symbols are listed in increasing order of it.
     ///
+    /// The field exists with the Rust registry only, which keeps it.
+    ///
     /// Written under the writer lock before the symbol is published (`list_add_tail_rcu()` is a
     /// release), and not changed while it is registered.
+    #[cfg(CONFIG_BPF_KSYM_RUST)]
     pub fn seq(&self) -> u64 {
         // SAFETY: `self` is a valid `bpf_ksym`; see above for why the read does not race.
         unsafe { (*self.as_raw()).seq }
@@ -94,8 +99,10 @@ impl Ksym {
     ///
     /// # Safety
     ///
-    /// The caller holds the registry's writer lock, the symbol is not registered, and a grace
-    /// period has passed since it was last removed, so no reader looks at it.
+    /// Nothing else reads or writes the field meanwhile: the symbol is not registered, a grace
+    /// period has passed since it was last removed (so no reader looks at it), and the caller
+    /// is the registry's only writer (it holds the registry's writer lock).
+    #[cfg(CONFIG_BPF_KSYM_RUST)]
     pub unsafe fn set_seq(&self, seq: u64) {
         // SAFETY: Nothing reads or writes the field concurrently, per the safety requirements.
         unsafe { (*self.as_raw()).seq = seq };
@@ -115,8 +122,8 @@ impl Ksym {
         if !self.is_prog() {
             return None;
         }
-        // SAFETY: A `prog` symbol is the `ksym` field of a `bpf_prog_aux` (`aux->ksym`, filled
-        // in by `bpf_prog_kallsyms_add()`); only the container's address is computed.
+        // SAFETY: A `prog` symbol is the `ksym` field of a `bpf_prog_aux` (type invariants);
+        // only the container's address is computed.
         Some(unsafe { crate::container_of!(self.as_raw(), bindings::bpf_prog_aux, ksym) })
     }
 
