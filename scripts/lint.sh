@@ -160,6 +160,7 @@ kconfig() {
 # HACKING.md shows the overlay's map: the table between its markers, as scripts/overlay.map.
 overlay_doc() {
 	local shown map
+	# shellcheck disable=SC2016 # the backquotes are markdown's, not expansions
 	shown=$(sed -n '/^<!-- overlay map: scripts\/overlay.map -->$/,/^<!-- end overlay map -->$/p' \
 		"$ROOT/HACKING.md" | sed -n 's/^| `\([^`]*\)\/` | `\([^`]*\)\/`.*|$/\1 \2/p')
 	map=$(overlay_map | awk '{ print $1, $2 }')

@@ -822,6 +822,7 @@ static const struct figure steady_figures[] = {
 	{ "syscalls_hit_mean", "calls", STEADY_CALLS - DISTINCT, 0 },
 	{ "heap_kib", "KiB", DISTINCT, 0 },
 };
+
 /* steady_figures' heap_kib. */
 #define STEADY_HEAP_FIGURE (ARRAY_SIZE(steady_figures) - 1)
 
@@ -1115,8 +1116,9 @@ int main(int argc, char **argv)
 			return 1;
 		if (access("/usr/bin/blazesym-capi-bench-kq", X_OK) ||
 		    access("/usr/bin/blazesym-capi-bench-text", X_OK) || write_blazesym_addrs()) {
-			fprintf(stderr, "bench: no /usr/bin/blazesym-capi-bench-{kq,text}, %s: %s\n",
-				"or blazesym's address files not written", strerror(errno));
+			fprintf(stderr, "bench: no %s, or %s not written: %s\n",
+				"/usr/bin/blazesym-capi-bench-{kq,text}",
+				"blazesym's address files", strerror(errno));
 			return 1;
 		}
 		/* The symbolizers' heap with no program loaded; with many, last. */

@@ -257,7 +257,8 @@ TEST(a_program_has_the_kernels_source_lines)
 		snprintf(got, sizeof(got), "%s:%s", base_name(at + 1), colon + 1);
 		*colon = ':';
 		snprintf(want, sizeof(want), "%s:%u:%u", base_name(file),
-			 BPF_LINE_INFO_LINE_NUM(li[k].line_col), BPF_LINE_INFO_LINE_COL(li[k].line_col));
+			 BPF_LINE_INFO_LINE_NUM(li[k].line_col),
+			 BPF_LINE_INFO_LINE_COL(li[k].line_col));
 		EXPECT_STREQ(want, got) TH_LOG("0x%llx: \"%s\"", addr, line);
 		for (img = 0; img < 2; img++)
 			if (addr >= ksyms[img] && addr < ksyms[img] + lens[img])
