@@ -107,7 +107,10 @@ def repo(tmp_path, monkeypatch):
         'From 1 to 30,000 symbols, N >= 10,000.\n' + block('bench') + block('bench-arm64') +
         block('query') +
         '\nText.\n' + block('query-blazesym') + block('query-churn') + block('query-icount') +
-        block('query-steady-icount') + block('query-steady'))
+        block('query-blazesym-icount') + block('query-steady-icount') + block('query-steady'))
+    os.makedirs(tmp_path / 'tools' / 'blazesym')
+    (tmp_path / 'tools' / 'blazesym' / 'cover-letter.md').write_text(
+        'Figures.\n' + block('query-blazesym-icount') + block('query-steady-icount'))
     os.makedirs(tmp_path / 'Documentation' / 'bpf')
     (tmp_path / 'Documentation' / 'bpf' / 'bpf_ksym.rst').write_text('Reads got faster.\n')
     return fake_repo(monkeypatch, tmp_path)

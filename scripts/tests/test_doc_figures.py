@@ -89,7 +89,9 @@ def repo(tmp_path, monkeypatch):
           '# Benchmarks\n\n```sh\nmake bench   # the kernels of `make test-all`\n```\n\n' +
           block('bench') + block('bench-arm64') + block('query') + '\nText.\n' +
           block('query-blazesym') + block('query-churn') + block('query-icount') +
-          block('query-steady-icount') + block('query-steady'))
+          block('query-blazesym-icount') + block('query-steady-icount') + block('query-steady'))
+    write(tmp_path, 'tools/blazesym/cover-letter.md',
+          'Figures.\n' + block('query-blazesym-icount') + block('query-steady-icount'))
     write(tmp_path, 'docs/testing.md', TESTING)
     write(tmp_path, 'HACKING.md', '# Hacking\n\n`make series-check` took 4,137 s.\n')
     write(tmp_path, 'Documentation/bpf/bpf_ksym.rst',
@@ -463,7 +465,7 @@ def test_this_repository_with_a_new_kernel_change_keeps_its_note(copy_of_this_re
     assert all(any('`%s`' % t in e for t in trees - noted) for e in stale), stale
     head = git(copy_of_this_repo, 'rev-parse', '--short=7', 'HEAD')
     for old in trees:
-        readme = readme.replace('tree `%s' % old, 'tree `%s' % head, 1)
+        readme = readme.replace('tree `%s' % old, 'tree `%s' % head)
     write(copy_of_this_repo, 'README.md', readme)
     # The block no longer matches its records, but no tree is stale; the note now speaks
     # of trees the headline no longer names, and must go.

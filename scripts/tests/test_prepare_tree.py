@@ -45,14 +45,15 @@ def append(path, text='// edited\n'):
 def test_edits_stop_the_next_run_and_say_how_to_keep_them(tree):
     src = tree / 'src'
     append(src / 'kernel/bpf/core.c')
-    append(src / 'kallsyms_query/pass.rs')
+    append(src / 'kernel/kallsyms_query/pass.rs')
     # In any locale: sha256sum translates its "FAILED".
     r = prepare(tree, LC_ALL='fr_FR.UTF-8', LANGUAGE='fr')
     assert r.returncode == 1
     assert 'kernel/bpf/core.c  (changed by bpf-ksym-lookup-and-generation.patch' in r.stderr
     assert 'make refresh-patch P=' in r.stderr
-    assert "kallsyms_query/pass.rs  (overlay: keep it with cp '%s/kallsyms_query/pass.rs'" \
-        % src in r.stderr
+    # The tree's path, and the repository's copy to keep it in (scripts/overlay.map).
+    assert "kernel/kallsyms_query/pass.rs  (overlay: keep it with cp " \
+        "'%s/kernel/kallsyms_query/pass.rs' '%s/kallsyms_query/pass.rs'" % (src, ROOT) in r.stderr
     assert 'BPF_KSYM_DISCARD_EDITS=1' in r.stderr
     assert open(src / 'kernel/bpf/core.c').read().endswith('// edited\n')
     # Dropped on request; then a run finds nothing to stop for.
@@ -64,7 +65,8 @@ def test_edits_stop_the_next_run_and_say_how_to_keep_them(tree):
 
 def test_an_edit_the_repository_has_too_passes(tree):
     src = tree / 'src'
-    shutil.copy(os.path.join(ROOT, 'kallsyms_query/pass.rs'), src / 'kallsyms_query/pass.rs')
+    shutil.copy(os.path.join(ROOT, 'kallsyms_query/pass.rs'),
+                src / 'kernel/kallsyms_query/pass.rs')
     assert prepare(tree).returncode == 0
 
 
@@ -72,7 +74,7 @@ def test_a_tree_prepared_before_the_sums_still_keeps_edits(tree):
     src = tree / 'src'
     os.remove(src / '.bpf_ksym_sums')
     os.utime(src / '.bpf_ksym_tree', (1, 1))
-    append(src / 'kallsyms_query/answer.rs')
+    append(src / 'kernel/kallsyms_query/answer.rs')
     r = prepare(tree)
-    assert r.returncode == 1 and 'kallsyms_query/answer.rs' in r.stderr
+    assert r.returncode == 1 and 'kernel/kallsyms_query/answer.rs' in r.stderr
     assert prepare(tree, BPF_KSYM_DISCARD_EDITS='1').returncode == 0
