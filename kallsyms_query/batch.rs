@@ -426,17 +426,12 @@ fn read_block(first: usize, entry_size: usize, n: usize, work: &mut Work) -> (us
 /// zero, as in the struct: a newer caller's inputs there would otherwise be ignored without a
 /// word.
 fn check_unknown_zero(entry: usize, entry_size: usize) -> Result {
-    // SAFETY: A user address and length; the callee checks and faults safely.
-    let zeroed = unsafe {
-        bindings::check_zeroed_user(
-            UserPtr::from_addr(entry + ENTRY_SIZE_VER0).as_const_ptr(),
-            entry_size - ENTRY_SIZE_VER0,
-        )
-    };
-    match zeroed {
-        1 => Ok(()),
-        0 => Err(E2BIG),
-        e => Err(Error::from_errno(e)),
+    let len = entry_size - ENTRY_SIZE_VER0;
+    let mut tail = UserSlice::new(UserPtr::from_addr(entry + ENTRY_SIZE_VER0), len).reader();
+    if tail.check_zeroed(len)? {
+        Ok(())
+    } else {
+        Err(E2BIG)
     }
 }
 

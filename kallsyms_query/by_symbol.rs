@@ -11,7 +11,6 @@ use crate::{
     },
     user_addr,
     Query,
-    NAME_COUNT,
     NAME_LEN, //
 };
 use kernel::{
@@ -19,7 +18,10 @@ use kernel::{
     error::to_result,
     num::casts::FromSafeCast,
     prelude::*,
-    uaccess::UserPtr, //
+    uaccess::{
+        UserPtr,
+        UserSlice, //
+    }, //
 };
 
 /// `KALLSYMS_QUERY_BY_SYMBOL`: the address of the symbol named at `sym_name_addr`, and the
@@ -29,29 +31,17 @@ pub(crate) fn by_symbol(q: &mut Query, window: &mut Window) -> Result {
         return Err(EINVAL);
     }
     let src = UserPtr::from_addr(user_addr(q.sym_name_addr)?);
-    // `UserSliceReader::strcpy_into_buf()` cannot tell a name of `NAME_LEN` characters (too
-    // long) from one of `NAME_LEN - 1` without reading one byte more, which may fault at the end
-    // of a mapping where a read of `NAME_LEN` bytes did not: this one copy calls C directly,
-    // with `NAME_LEN` as its bound.
     let mut buf = [0u8; NAME_LEN];
-    // SAFETY: `buf` is valid for writes of `NAME_LEN` bytes; the source is a user pointer, which
-    // the callee checks.
-    let len = unsafe {
-        bindings::strncpy_from_user(
-            buf.as_mut_ptr().cast::<c_char>(),
-            src.as_const_ptr().cast::<c_char>(),
-            NAME_COUNT,
-        )
-    };
-    // A negative result is an errno.
-    let len =
-        usize::try_from(len).map_err(|_| c_int::try_from(len).map_or(EFAULT, Error::from_errno))?;
+    // At most `NAME_LEN` bytes read: a longer name is `ENAMETOOLONG` without a fault past them.
+    let len = UserSlice::new(src, NAME_LEN)
+        .reader()
+        .strncpy_into_buf(&mut buf)?;
     match len {
         0 => return Err(EINVAL),
         NAME_LEN => return Err(ENAMETOOLONG),
         _ => {}
     }
-    // `strncpy_from_user` stopped at the first NUL, at `len`.
+    // The copy stopped at the first NUL, at `len`.
     let name = CStr::from_bytes_with_nul(&buf[..=len]).map_err(|_| EINVAL)?;
     let skip_going = window.skip_going();
     // vmlinux first; its answers, errors included, never change.

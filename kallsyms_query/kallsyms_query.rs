@@ -75,8 +75,6 @@ const SIZE_VER0: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER0)
 const SIZE_VER1: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER1);
 const SIZE_VER2: usize = casts::u32_as_usize(bindings::KALLSYMS_QUERY_SIZE_VER2);
 const NAME_LEN: usize = casts::u32_as_usize(bindings::KSYM_NAME_LEN);
-/// `NAME_LEN` as the count of `strncpy_from_user()`.
-const NAME_COUNT: c_long = bindings::KSYM_NAME_LEN as c_long;
 
 static_assert!(size_of::<Query>() == SIZE_VER2);
 // The uapi promises that many bytes hold any name.
