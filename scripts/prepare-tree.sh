@@ -117,6 +117,13 @@ while read -r f; do
 		changed="$changed"$'\n'"(removed) $f"
 	fi
 done <"$owned_now"
+# And the folders left empty that pristine lacks: those only our files were in (a folder the
+# overlay map moved elsewhere).
+(cd "$SRC" && find . -mindepth 1 -type d -empty -printf '%P\n') | while IFS= read -r d; do
+	while [ "$d" != . ] && [ ! -d "$PRISTINE/$d" ] && rmdir "$SRC/$d" 2>/dev/null; do
+		d=$(dirname "$d")
+	done
+done
 (cd "$stage" && find . -type f | sed 's|^\./||') | sort >"$SRC/.bpf_ksym_tree"
 # What this run wrote (the staged content, not what $SRC holds by now), for the next to tell
 # edits made in $SRC since.

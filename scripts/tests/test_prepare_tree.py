@@ -6,6 +6,7 @@ pristine kernel source, then edited: preparing it again must stop and list each 
 would overwrite or remove, whatever the locale, until BPF_KSYM_DISCARD_EDITS=1 drops them.
 Skipped where the pristine source is not there yet (make source fetches it; make lint does).
 """
+import hashlib
 import os
 import shutil
 import subprocess
@@ -78,3 +79,20 @@ def test_a_tree_prepared_before_the_sums_still_keeps_edits(tree):
     r = prepare(tree)
     assert r.returncode == 1 and 'kernel/kallsyms_query/answer.rs' in r.stderr
     assert prepare(tree, BPF_KSYM_DISCARD_EDITS='1').returncode == 0
+
+
+def test_a_folder_the_overlay_no_longer_puts_there_goes(tree):
+    """A file owned last time in a folder of its own (where the overlay map used to put a
+    folder) goes, and so does its folder: the tree is the one make series builds."""
+    src = tree / 'src'
+    rel = 'old_overlay_dir/sub/x.rs'
+    os.makedirs(src / 'old_overlay_dir' / 'sub')
+    (src / rel).write_text('// old\n')
+    with open(src / '.bpf_ksym_tree', 'a') as f:
+        f.write(rel + '\n')
+    with open(src / '.bpf_ksym_sums', 'a') as f:
+        f.write('%s  %s\n' % (hashlib.sha256(b'// old\n').hexdigest(), rel))
+    r = prepare(tree)
+    assert r.returncode == 0, r.stderr
+    assert not os.path.exists(src / 'old_overlay_dir')
+    assert os.path.isdir(src / 'kernel' / 'bpf' / 'ksym')
