@@ -56,6 +56,7 @@ impl Ksym {
     /// `ptr` points to a `struct bpf_ksym` that stays valid and in place for `'a`, and keeps the
     /// type invariants for `'a`: its owner filled in `start`, `end`, `name` and `prog`, and
     /// changes them only a grace period after the symbol's removal, past `'a`.
+    #[inline]
     pub unsafe fn from_raw<'a>(ptr: *mut bindings::bpf_ksym) -> &'a Self {
         // SAFETY: `Ksym` is a transparent wrapper of `Opaque<bpf_ksym>`, which may be referred to
         // while other CPUs write the C struct; validity is the caller's promise.
@@ -63,6 +64,7 @@ impl Ksym {
     }
 
     /// The C struct.
+    #[inline]
     pub fn as_raw(&self) -> *mut bindings::bpf_ksym {
         self.0.get()
     }
@@ -90,6 +92,7 @@ impl Ksym {
     /// Written under the writer lock before the symbol is published (`list_add_tail_rcu()` is a
     /// release), and not changed while it is registered.
     #[cfg(CONFIG_BPF_KSYM_RUST)]
+    #[inline]
     pub fn seq(&self) -> u64 {
         // SAFETY: `self` is a valid `bpf_ksym`; see above for why the read does not race.
         unsafe { (*self.as_raw()).seq }
@@ -103,12 +106,14 @@ impl Ksym {
     /// period has passed since it was last removed (so no reader looks at it), and the caller
     /// is the registry's only writer (it holds the registry's writer lock).
     #[cfg(CONFIG_BPF_KSYM_RUST)]
+    #[inline]
     pub unsafe fn set_seq(&self, seq: u64) {
         // SAFETY: Nothing reads or writes the field concurrently, per the safety requirements.
         unsafe { (*self.as_raw()).seq = seq };
     }
 
     /// Whether this is the `ksym` of a `struct bpf_prog_aux`.
+    #[inline]
     pub fn is_prog(&self) -> bool {
         // SAFETY: As for `start`.
         unsafe { (*self.as_raw()).prog }
@@ -118,6 +123,7 @@ impl Ksym {
     ///
     /// It is valid for as long as the symbol is (a program's symbols go, a grace period before
     /// it is freed).
+    #[inline]
     pub fn prog_aux(&self) -> Option<*mut bindings::bpf_prog_aux> {
         if !self.is_prog() {
             return None;
@@ -131,6 +137,7 @@ impl Ksym {
     ///
     /// `strscpy()` rather than a byte loop: it copies a word at a time, and `%pS` and the
     /// unwinders' symbolizers call this for every frame.
+    #[inline]
     pub fn copy_name(&self, out: &mut [u8; bindings::KSYM_NAME_LEN as usize]) -> usize {
         // SAFETY: Only the field address is computed.
         let name = unsafe { &raw const (*self.as_raw()).name };
@@ -142,6 +149,7 @@ impl Ksym {
     }
 
     /// Whether the JIT image keeps a frame pointer at `addr`.
+    #[inline]
     pub fn has_frame_pointer_at(&self, addr: usize) -> bool {
         let k = self.as_raw();
         // The x86 JIT writes a trampoline's range while it is registered (type invariants), with
@@ -162,6 +170,7 @@ impl Ksym {
     }
 
     /// The list link, for the registry.
+    #[inline]
     pub fn lnode(&self) -> *mut bindings::list_head {
         // SAFETY: Only the field address is computed.
         unsafe { &raw mut (*self.as_raw()).lnode }
@@ -173,6 +182,7 @@ impl Ksym {
     ///
     /// `lnode` is the `lnode` of a `struct bpf_ksym` that satisfies the requirements of
     /// [`Ksym::from_raw`] for `'a`.
+    #[inline]
     pub unsafe fn from_lnode<'a>(lnode: *mut bindings::list_head) -> &'a Self {
         // SAFETY: Per the safety requirements, `lnode` is embedded in a valid `bpf_ksym`.
         unsafe { Self::from_raw(crate::container_of!(lnode, bindings::bpf_ksym, lnode)) }
