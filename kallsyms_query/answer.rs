@@ -216,16 +216,13 @@ impl Answer {
         // ftrace's record of one) that stays allocated while `_rcu` is held.
         let owner = unsafe { CStr::from_char_ptr(modname) };
         self.set_owner(owner.to_bytes());
-        self.kind = match module_at(addr) {
+        self.kind = match module_at(addr, _rcu) {
             Some(ModuleState::Going) if rules.skip_going => return Err(ENOENT),
             Some(_) => bindings::kallsyms_sym_kind_KALLSYMS_SYM_MODULE,
             // Not module memory: a freed init function that ftrace still names, until its
             // module's unload releases the names, which it does while the module is going:
             // gone with the module's other symbols.
-            // SAFETY: `modname` is valid while `_rcu` is held (see above).
-            None if rules.skip_going && unsafe { module_named_going(modname) } => {
-                return Err(ENOENT)
-            }
+            None if rules.skip_going && module_named_going(owner, _rcu) => return Err(ENOENT),
             None => bindings::kallsyms_sym_kind_KALLSYMS_SYM_MODULE_INIT,
         };
         Ok(())
@@ -354,12 +351,10 @@ enum ModuleState {
     Going,
 }
 
-/// The state of the module whose memory holds `addr`, if any. The caller holds the RCU read lock
-/// or `module_mutex`.
+/// The state of the module whose memory holds `addr`, if any.
 #[cfg(CONFIG_MODULES)]
-fn module_at(addr: usize) -> Option<ModuleState> {
-    // SAFETY: The caller holds the RCU read lock or `module_mutex`, so the module is not freed
-    // while it is looked at.
+fn module_at(addr: usize, _rcu: &rcu::Guard) -> Option<ModuleState> {
+    // SAFETY: `_rcu` holds the RCU read lock, so the module is not freed while it is looked at.
     let m = unsafe { bindings::__module_address(addr) };
     if m.is_null() {
         return None;
@@ -388,36 +383,28 @@ unsafe fn state_going(m: *mut bindings::module) -> bool {
 }
 
 /// Whether the module named `name` is going or gone (not in the module list, or being freed).
-///
-/// # Safety
-///
-/// `name` is a NUL-terminated string; the caller holds the RCU read lock.
 #[cfg(CONFIG_MODULES)]
-unsafe fn module_named_going(name: *const c_char) -> bool {
-    // SAFETY: `name` is NUL-terminated and the RCU read lock keeps the list walk safe, per the
-    // safety requirements.
-    let m = unsafe { bindings::find_module(name) };
+fn module_named_going(name: &CStr, _rcu: &rcu::Guard) -> bool {
+    // SAFETY: `name` is NUL-terminated, and `_rcu` holds the RCU read lock that the list walk
+    // needs.
+    let m = unsafe { bindings::find_module(name.as_char_ptr()) };
     // SAFETY: A module found under the RCU read lock is not freed before it is released.
     m.is_null() || unsafe { state_going(m) }
 }
 
 #[cfg(not(CONFIG_MODULES))]
-fn module_at(_addr: usize) -> Option<ModuleState> {
+fn module_at(_addr: usize, _rcu: &rcu::Guard) -> Option<ModuleState> {
     None
 }
 
 /// Without modules, ftrace names no freed module init text.
-///
-/// # Safety
-///
-/// Nothing to uphold.
 #[cfg(not(CONFIG_MODULES))]
-unsafe fn module_named_going(_name: *const c_char) -> bool {
+fn module_named_going(_name: &CStr, _rcu: &rcu::Guard) -> bool {
     true
 }
 
-/// Whether a module symbol found at `addr` by a walk over module symbols (under RCU) belongs to a
-/// module being unloaded.
-pub(crate) fn module_going_at(addr: usize) -> bool {
-    matches!(module_at(addr), Some(ModuleState::Going))
+/// Whether a module symbol found at `addr` by a walk over module symbols belongs to a module
+/// being unloaded.
+pub(crate) fn module_going_at(addr: usize, rcu: &rcu::Guard) -> bool {
+    matches!(module_at(addr, rcu), Some(ModuleState::Going))
 }

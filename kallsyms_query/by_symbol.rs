@@ -18,6 +18,7 @@ use kernel::{
     error::to_result,
     num::casts::FromSafeCast,
     prelude::*,
+    sync::rcu,
     uaccess::{
         UserPtr,
         UserSlice, //
@@ -95,7 +96,11 @@ unsafe extern "C" fn module_symbol(data: *mut c_void, name: *const c_char, addr:
             CStr::from_char_ptr(name),
         )
     };
-    if name.to_bytes_with_nul() != find.name || (find.skip_going && answer::module_going_at(addr)) {
+    if name.to_bytes_with_nul() != find.name {
+        return 0;
+    }
+    // Nested in the walk's own read-side section: the guard only proves it is held.
+    if find.skip_going && answer::module_going_at(addr, &rcu::read_lock()) {
         return 0;
     }
     match find.addr {
