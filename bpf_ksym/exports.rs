@@ -222,12 +222,9 @@ pub unsafe extern "C" fn bpf_prog_ksym_find(addr: c_ulong) -> *mut bindings::bpf
     }
     // Nested in the caller's: only to obtain a guard for the lookup's lifetime.
     let rcu = rcu::read_lock();
-    let Some(aux) = registry::find(addr, &rcu).and_then(|ksym| ksym.prog_aux()) else {
-        return core::ptr::null_mut();
-    };
-    // SAFETY: `aux` is valid while its symbol is, which `rcu` keeps from being freed; its `prog`
-    // is set before the program's symbols are added.
-    unsafe { (*aux).prog }
+    registry::find(addr, &rcu)
+        .and_then(|ksym| ksym.prog())
+        .unwrap_or(core::ptr::null_mut())
 }
 
 /// The registered symbol whose `[start, end]` holds `addr`, or NULL, for KALLSYMS_QUERY.

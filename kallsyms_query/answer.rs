@@ -234,30 +234,20 @@ impl Answer {
         self.start = ksym.start();
         self.size = ksym.end() - ksym.start();
         self.set_owner(b"bpf");
-        let Some(aux) = ksym.prog_aux() else {
+        let (Some(subprog), Some(prog_id)) = (ksym.subprog_index(), ksym.prog_id()) else {
             self.kind = BPF_IMAGE_PREFIXES
                 .iter()
                 .find(|(prefix, _)| self.name(buf).starts_with(prefix))
                 .map_or(bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_IMAGE, |p| p.1);
             return;
         };
-        // SAFETY: `aux` is valid as long as `ksym` is. `func_idx` and `main_prog_aux` are set
-        // before the program's symbol is added and not changed after; the main program's aux is
-        // freed with its subprograms', after the same grace period.
-        let (func_idx, main) = unsafe { ((*aux).func_idx, (*aux).main_prog_aux) };
-        self.subprog = func_idx;
-        self.kind = if func_idx == 0 {
+        self.subprog = subprog;
+        self.kind = if subprog == 0 {
             bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_PROG
         } else {
             bindings::kallsyms_sym_kind_KALLSYMS_SYM_BPF_SUBPROG
         };
-        // The id is set after the subprograms' symbols are added (`bpf_prog_alloc_id()`) and
-        // cleared when the program is put (`bpf_prog_free_id()`), while the symbol may be read
-        // here; both stores are `WRITE_ONCE()`, so this marked load is not a data race: it
-        // reads the old id or the new one (0 while the program goes).
-        // SAFETY: `main` is a valid `bpf_prog_aux` (see above) whose `id` is aligned and only
-        // written with marked stores; it is only read here, once, through the atomic.
-        self.prog_id = unsafe { Atomic::from_ptr(&raw mut (*main).id) }.load(Relaxed);
+        self.prog_id = prog_id;
     }
 }
 
@@ -268,29 +258,15 @@ impl Answer {
 /// end where the next one in the same pack starts. At the first byte of an image, the image that
 /// starts there is the answer, not the one that ends there.
 fn bpf_ksym_at<'a>(addr: usize, rcu: &'a rcu::Guard) -> Option<&'a Ksym> {
-    let ksym = registered(addr, rcu)?;
+    let ksym = Ksym::lookup(addr, rcu)?;
     if ksym.start() == addr || ksym.end() != addr {
         return Some(ksym);
     }
-    let next = addr.checked_add(1).and_then(|next| registered(next, rcu));
+    let next = addr.checked_add(1).and_then(|next| Ksym::lookup(next, rcu));
     match next {
         Some(next) if next.start() == addr => Some(next),
         _ => Some(ksym),
     }
-}
-
-/// The registered BPF symbol whose `[start, end]` holds `addr`, if any, as `bpf_ksym_lookup()`
-/// finds it.
-fn registered<'a>(addr: usize, _rcu: &'a rcu::Guard) -> Option<&'a Ksym> {
-    // SAFETY: `_rcu` holds the RCU read lock, as `bpf_ksym_lookup()` requires.
-    let ksym = unsafe { bindings::bpf_ksym_lookup(addr) };
-    if ksym.is_null() {
-        return None;
-    }
-    // SAFETY: `ksym` is registered, or was a moment ago: its owner frees it only a grace period
-    // after removing it, so it stays valid and in place while `_rcu` is held, and registered
-    // symbols keep `Ksym`'s invariants.
-    Some(unsafe { Ksym::from_raw(ksym.cast_mut()) })
 }
 
 /// Where the last vmlinux name was found, for [`Answer::lookup`]: the next lookup of an address

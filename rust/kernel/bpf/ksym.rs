@@ -11,9 +11,12 @@ use crate::{
         HasLatchTreeNode,
         LatchTreeItem, //
     },
-    sync::atomic::{
-        Atomic,
-        Relaxed, //
+    sync::{
+        atomic::{
+            Atomic,
+            Relaxed, //
+        },
+        rcu, //
     },
     types::Opaque, //
 };
@@ -58,6 +61,7 @@ impl Ksym {
     /// changes them only a grace period after the symbol's removal, past `'a`.
     #[inline]
     pub unsafe fn from_raw<'a>(ptr: *mut bindings::bpf_ksym) -> &'a Self {
+        // INVARIANT: The caller promises validity and the field rules for `'a`.
         // SAFETY: `Ksym` is a transparent wrapper of `Opaque<bpf_ksym>`, which may be referred to
         // while other CPUs write the C struct; validity is the caller's promise.
         unsafe { &*ptr.cast() }
@@ -124,13 +128,66 @@ impl Ksym {
     /// It is valid for as long as the symbol is (a program's symbols go, a grace period before
     /// it is freed).
     #[inline]
-    pub fn prog_aux(&self) -> Option<*mut bindings::bpf_prog_aux> {
+    fn aux(&self) -> Option<*mut bindings::bpf_prog_aux> {
         if !self.is_prog() {
             return None;
         }
         // SAFETY: A `prog` symbol is the `ksym` field of a `bpf_prog_aux` (type invariants);
         // only the container's address is computed.
         Some(unsafe { crate::container_of!(self.as_raw(), bindings::bpf_prog_aux, ksym) })
+    }
+
+    /// The program (or subprogram) whose symbol this is, as C's `aux->prog`. It is valid for as
+    /// long as the symbol is.
+    #[inline]
+    pub fn prog(&self) -> Option<*mut bindings::bpf_prog> {
+        let aux = self.aux()?;
+        // SAFETY: `aux` is valid while `self` is; `prog` is set before the program's symbols
+        // are added and not changed while they are registered.
+        Some(unsafe { (*aux).prog })
+    }
+
+    /// For a program's symbol 0, for a subprogram's its index (`aux->func_idx`).
+    #[inline]
+    pub fn subprog_index(&self) -> Option<u32> {
+        let aux = self.aux()?;
+        // SAFETY: `aux` is valid while `self` is; `func_idx` is set before the symbol is added
+        // and not changed after.
+        Some(unsafe { (*aux).func_idx })
+    }
+
+    /// The id of the program, or of the main program for a subprogram; 0 before the program has
+    /// one (its subprograms' symbols are added during verification, before
+    /// `bpf_prog_alloc_id()`, and stay id-less if the load then fails) and once it is being freed.
+    #[inline]
+    pub fn prog_id(&self) -> Option<u32> {
+        let aux = self.aux()?;
+        // SAFETY: `aux` is valid while `self` is; `main_prog_aux` is set before the symbol is
+        // added and not changed after, and the main program's aux is freed with its
+        // subprograms', after the same grace period.
+        let main = unsafe { (*aux).main_prog_aux };
+        // The id is set after the subprograms' symbols are added (`bpf_prog_alloc_id()`) and
+        // cleared when the program is put (`bpf_prog_free_id()`), while the symbol may be read;
+        // both stores are `WRITE_ONCE()`, so this marked load is not a data race: it reads the
+        // old id or the new one.
+        // SAFETY: `main` is a valid `bpf_prog_aux` (above) whose `id` is aligned and only
+        // written with marked stores; it is only read here, once, through the atomic.
+        Some(unsafe { Atomic::from_ptr(&raw mut (*main).id) }.load(Relaxed))
+    }
+
+    /// The registered symbol whose `[start, end]` holds `addr`, if any, as
+    /// `bpf_ksym_lookup()` finds it.
+    #[inline]
+    pub fn lookup(addr: usize, _rcu: &rcu::Guard) -> Option<&Self> {
+        // SAFETY: `_rcu` holds the RCU read lock, as `bpf_ksym_lookup()` requires.
+        let ksym = unsafe { bindings::bpf_ksym_lookup(addr) };
+        if ksym.is_null() {
+            return None;
+        }
+        // SAFETY: `ksym` is registered, or was a moment ago: its owner frees it only a grace
+        // period after removing it, so it stays valid and in place while `_rcu` is held, and
+        // registered symbols keep the type invariants.
+        Some(unsafe { Self::from_raw(ksym.cast_mut()) })
     }
 
     /// Copies the name and its terminating NUL into `out`; returns the name's length.
@@ -153,8 +210,8 @@ impl Ksym {
     pub fn has_frame_pointer_at(&self, addr: usize) -> bool {
         let k = self.as_raw();
         // The x86 JIT writes a trampoline's range while it is registered (type invariants), with
-        // `WRITE_ONCE()` (the patch "bpf, x86: mark the racy accesses to a trampoline's
-        // frame-pointer range"); every other write is before registration.
+        // `WRITE_ONCE()` (`__arch_prepare_bpf_trampoline()` in `arch/x86/net/bpf_jit_comp.c`);
+        // every other write is before registration.
         // SAFETY: Aligned `u32`s of a valid `bpf_ksym`, read once each: no LKMM data race.
         let (fp_start, fp_end) = unsafe {
             (
