@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! `KALLSYMS_QUERY_BY_ADDR`: the symbol that covers one address.
+//!
+//! C header: [`include/uapi/linux/kallsyms_query.h`](srctree/include/uapi/linux/kallsyms_query.h)
 
 use crate::{
     answer::{

@@ -2,6 +2,9 @@
 
 //! `KALLSYMS_QUERY_BY_SYMBOL`: a symbol's address by its name, in vmlinux, then in the loaded
 //! modules; one address, or `EADDRNOTAVAIL` for a name at two.
+//!
+//! C headers: [`include/linux/kallsyms_query.h`](srctree/include/linux/kallsyms_query.h),
+//! [`include/linux/module.h`](srctree/include/linux/module.h)
 
 use crate::{
     answer,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Who may see a BPF program's id in an answer: the rule of `BPF_PROG_GET_FD_BY_ID`.
+//!
+//! C header: [`include/linux/capability.h`](srctree/include/linux/capability.h)
 
 use crate::Version;
 use kernel::{
