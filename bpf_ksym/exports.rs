@@ -23,7 +23,6 @@ use kernel::{
         c_void, //
     },
     prelude::*,
-    print::OnceLite,
     sync::rcu,
     warn_on, //
 };
@@ -182,11 +181,8 @@ pub unsafe extern "C" fn bpf_address_lookup(
     len as c_int
 }
 
-/// Reports the first caller of [`bpf_prog_ksym_find`] without the RCU read lock.
-static WARN_NO_RCU: OnceLite = OnceLite::new();
-
-/// Whether [`WARN_NO_RCU`] has warned, for the KUnit test (which expects the warning only once
-/// per boot).
+/// Whether [`warn_no_rcu`] has warned, for the KUnit test (which expects the warning only once
+/// per boot; writing `clear_warn_once` does not reset this).
 #[cfg(all(CONFIG_BPF_KSYM_KUNIT_TEST, CONFIG_PROVE_RCU))]
 static WARNED_NO_RCU: kernel::sync::atomic::Atomic<bool> = kernel::sync::atomic::Atomic::new(false);
 
@@ -196,13 +192,14 @@ pub(crate) fn warned_without_rcu() -> bool {
     WARNED_NO_RCU.load(kernel::sync::atomic::Relaxed)
 }
 
-/// The warning of a caller without the RCU read lock, once.
+/// The warning of a caller without the RCU read lock, once (until `clear_warn_once` is written,
+/// as C's `WARN_ON_ONCE()`).
 fn warn_no_rcu() {
-    WARN_NO_RCU.call_once(|| {
+    kernel::do_once_lite! {
         #[cfg(all(CONFIG_BPF_KSYM_KUNIT_TEST, CONFIG_PROVE_RCU))]
         WARNED_NO_RCU.store(true, kernel::sync::atomic::Relaxed);
         warn_on!(true);
-    });
+    }
 }
 
 /// The program whose JIT image holds `addr`, or NULL. Trampolines and dispatchers are not
