@@ -59,12 +59,18 @@ pub(crate) unsafe fn symbol_at<'a>(
     } else {
         // `cur.ksym` may be gone: resume by insertion order instead.
         let seq = cur.seq;
-        registry::iter(rcu).find(|k| if again { k.seq() >= seq } else { k.seq() > seq })
+        registry::iter(rcu).find(|&k| {
+            if again {
+                registry::seq(k) >= seq
+            } else {
+                registry::seq(k) > seq
+            }
+        })
     };
     match found {
         Some(k) => {
             cur.ksym = k.as_raw();
-            cur.seq = k.seq();
+            cur.seq = registry::seq(k);
             cur.removals = removals;
             cur.symnum = symnum;
         }

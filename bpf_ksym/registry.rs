@@ -108,13 +108,38 @@ pub(crate) unsafe fn add(ksym: &Ksym) {
     // cannot happen in a kernel's lifetime: no overflow check on this path.
     let seq = change_begin(&writer).wrapping_add(1);
     // SAFETY: `ksym` is not registered yet. Stored before `list_add_tail_rcu()` publishes it.
-    unsafe { ksym.set_seq(seq) };
+    unsafe { set_seq(ksym, seq) };
     // SAFETY: The writer lock is held; `lnode` is not on any list and lives long enough, per the
     // safety requirements.
     unsafe { bindings::list_add_tail_rcu(lnode, LIST.0.get()) };
     // SAFETY: `ksym` is in no tree, and lives long enough, per the safety requirements.
     unsafe { TREE.0.insert(&writer, ksym) };
     change_end(&writer);
+}
+
+/// A registered symbol's insertion sequence number: symbols are listed in increasing order of
+/// it. The field is the Rust registry's own (`CONFIG_BPF_KSYM_RUST`), so it is read here rather
+/// than through [`Ksym`].
+///
+/// Written under the writer lock before the symbol is published (`list_add_tail_rcu()` is a
+/// release), and not changed while it is registered.
+#[inline]
+pub(crate) fn seq(ksym: &Ksym) -> u64 {
+    // SAFETY: `ksym` is a valid `bpf_ksym`; see above for why the read does not race.
+    unsafe { (*ksym.as_raw()).seq }
+}
+
+/// Sets the sequence number of a symbol about to be registered.
+///
+/// # Safety
+///
+/// Nothing else reads or writes the field meanwhile: the symbol is not registered, a grace
+/// period has passed since it was last removed (so no reader looks at it), and the caller holds
+/// the writer lock.
+#[inline]
+unsafe fn set_seq(ksym: &Ksym, seq: u64) {
+    // SAFETY: Nothing reads or writes the field concurrently, per the safety requirements.
+    unsafe { (*ksym.as_raw()).seq = seq };
 }
 
 /// Unregisters `ksym` if it is registered. Readers may see it until a grace period has passed.

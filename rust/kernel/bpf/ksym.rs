@@ -42,7 +42,8 @@ use core::cmp::Ordering;
 /// - `fp_start` and `fp_end` may change while the symbol is registered: `bpf_trampoline_update()`
 ///   registers a trampoline's image before `arch_prepare_bpf_trampoline()` writes its
 ///   frame-pointer range, with `WRITE_ONCE()`. They are read with `READ_ONCE()` semantics.
-/// - `lnode`, `tnode` and `seq` are written only by the registry, under its writer lock.
+/// - `lnode` and `tnode` (and `seq`, with the Rust registry) are written only by the registry,
+///   under its writer lock.
 #[repr(transparent)]
 pub struct Ksym(Opaque<bindings::bpf_ksym>);
 
@@ -87,33 +88,6 @@ impl Ksym {
     pub fn end(&self) -> usize {
         // SAFETY: As for `start`.
         unsafe { (*self.as_raw()).end }
-    }
-
-    /// Insertion sequence number: symbols are listed in increasing order of it.
-    ///
-    /// The field exists with the Rust registry only, which keeps it.
-    ///
-    /// Written under the writer lock before the symbol is published (`list_add_tail_rcu()` is a
-    /// release), and not changed while it is registered.
-    #[cfg(CONFIG_BPF_KSYM_RUST)]
-    #[inline]
-    pub fn seq(&self) -> u64 {
-        // SAFETY: `self` is a valid `bpf_ksym`; see above for why the read does not race.
-        unsafe { (*self.as_raw()).seq }
-    }
-
-    /// Sets the sequence number of a symbol about to be registered.
-    ///
-    /// # Safety
-    ///
-    /// Nothing else reads or writes the field meanwhile: the symbol is not registered, a grace
-    /// period has passed since it was last removed (so no reader looks at it), and the caller
-    /// is the registry's only writer (it holds the registry's writer lock).
-    #[cfg(CONFIG_BPF_KSYM_RUST)]
-    #[inline]
-    pub unsafe fn set_seq(&self, seq: u64) {
-        // SAFETY: Nothing reads or writes the field concurrently, per the safety requirements.
-        unsafe { (*self.as_raw()).seq = seq };
     }
 
     /// Whether this is the `ksym` of a `struct bpf_prog_aux`.
