@@ -439,7 +439,7 @@ def test_this_repository_without_its_note_has_a_stale_headline(copy_of_this_repo
     end = readme.index('\n\n', start)
     write(copy_of_this_repo, 'README.md', readme[:start] + readme[end + 2:])
     assert bench_docs.check() == 1
-    assert 'figures from tree `3249ca5` predate' in capsys.readouterr().err
+    assert 'figures from tree `44d8f11` predate' in capsys.readouterr().err
 
 
 def headline_trees(readme):
